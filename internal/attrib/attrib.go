@@ -1,0 +1,256 @@
+// Package attrib decides what limited a TCP transfer — the receiver's
+// window, the sender's buffer, the network, or the CPU/application —
+// from the sender's TCP_INFO chronographs (busy, rwnd_limited,
+// sndbuf_limited), its window, RTT and retransmits, and CPU use, and
+// phrases the verdict with the figure to change. It is pure logic.
+package attrib
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tcptune/tcptune/internal/units"
+)
+
+// Limit names what bounded a transfer.
+type Limit string
+
+// The limits tcptune distinguishes.
+const (
+	ReceiverWindow Limit = "receiver-window"
+	SendBuffer     Limit = "send-buffer"
+	Network        Limit = "network"
+	CPU            Limit = "cpu"
+	Application    Limit = "application"
+	Unknown        Limit = "unknown"
+)
+
+// Input is what the sender's side observed over the measured period.
+type Input struct {
+	WallUS        uint64  // measured period, µs
+	BusyUS        uint64  // Δ tcpi_busy_time
+	RwndLimitedUS uint64  // Δ tcpi_rwnd_limited
+	SndbufLimitUS uint64  // Δ tcpi_sndbuf_limited
+	SndWnd        uint64  // peer's advertised window (bytes), largest seen
+	SndBuf        uint64  // sender's SO_SNDBUF (sk_sndbuf) at the end
+	CwndBytes     uint64  // largest cwnd × MSS
+	RTTUS         uint64  // mean smoothed RTT
+	MinRTTUS      uint64  // minimum RTT
+	Retransmits   int64   // segments retransmitted, -1 if unknown
+	BitsPerSecond float64 // achieved throughput of this stream (or the test)
+	Streams       int     // number of streams summed in this Input
+	SenderCPU     float64 // sender process CPU, % of one core
+	SenderCores   int     // cores available to the sender
+	TargetRate    float64 // -b per stream, bit/s (0 = unlimited)
+	Window        int     // -w requested, bytes (0 = autotuned)
+	Receiver      string  // receiver's address, for advice
+	Sender        string  // sender's address
+	SenderIsLocal bool
+}
+
+// Shares of the measured period spent in each state (sum ≈ 1).
+type Shares struct {
+	ReceiverWindow float64 `json:"receiver_window"`
+	SendBuffer     float64 `json:"send_buffer"`
+	Network        float64 `json:"network"`
+	Idle           float64 `json:"idle"` // no data to send: CPU or application
+}
+
+// Result is a verdict with its evidence.
+type Result struct {
+	Limit   Limit   `json:"limit"`
+	Share   float64 `json:"share"` // share of time in that state, 0..1
+	Shares  Shares  `json:"shares"`
+	CapBPS  float64 `json:"cap_bits_per_second,omitempty"`
+	Verdict string  `json:"verdict"`
+	Advice  string  `json:"advice,omitempty"`
+}
+
+// Unavailable is the verdict when the sender's view is missing.
+func Unavailable(why string) Result {
+	return Result{Limit: Unknown, Verdict: "limit attribution unavailable: " + why}
+}
+
+// Attribute classifies one stream or one test.
+func Attribute(in Input) Result {
+	if in.WallUS == 0 {
+		return Unavailable("no measured time")
+	}
+	wall := float64(in.WallUS)
+	busy := math.Min(float64(in.BusyUS), wall)
+	rw := math.Min(float64(in.RwndLimitedUS), busy)
+	sb := math.Min(float64(in.SndbufLimitUS), busy-rw)
+	sh := Shares{
+		ReceiverWindow: rw / wall,
+		SendBuffer:     sb / wall,
+		Network:        math.Max(0, busy-rw-sb) / wall,
+		Idle:           math.Max(0, wall-busy) / wall,
+	}
+	n := in.Streams
+	if n < 1 {
+		n = 1
+	}
+	r := Result{Shares: sh}
+	rtt := float64(in.RTTUS) / 1e6
+	perFlow := in.BitsPerSecond / float64(n)
+
+	switch max4(sh) {
+	case "rwnd":
+		r.Limit, r.Share = ReceiverWindow, sh.ReceiverWindow
+		win := float64(in.SndWnd)
+		detail := ""
+		if win > 0 && rtt > 0 {
+			r.CapBPS = win * 8 / rtt
+			detail = fmt.Sprintf(" (window %s at RTT %s caps one flow at %s)", units.FormatSize(win), fmtRTT(in.RTTUS), units.FormatRateShort(r.CapBPS))
+		}
+		r.Verdict = fmt.Sprintf("limited by the receiver's window %.0f%% of the time%s", 100*r.Share, detail)
+		if in.Window > 0 {
+			r.Advice = fmt.Sprintf("the -w %s socket buffer fixes the receiver's window and turns autotuning off: raise -w (it is capped by net.core.rmem_max on the receiver %s) or drop it", units.FormatSize(float64(in.Window)), in.Receiver)
+		} else {
+			r.Advice = "raise net.ipv4.tcp_rmem max on the receiver" + where(in.Receiver, !in.SenderIsLocal)
+		}
+	case "sndbuf":
+		r.Limit, r.Share = SendBuffer, sh.SendBuffer
+		detail := ""
+		if in.SndBuf > 0 && rtt > 0 {
+			r.CapBPS = float64(in.SndBuf) * 8 / rtt
+			detail = fmt.Sprintf(" (send buffer %s at RTT %s caps one flow near %s)", units.FormatSize(float64(in.SndBuf)), fmtRTT(in.RTTUS), units.FormatRateShort(r.CapBPS))
+		}
+		r.Verdict = fmt.Sprintf("limited by the send buffer %.0f%% of the time%s", 100*r.Share, detail)
+		if in.Window > 0 {
+			r.Advice = fmt.Sprintf("the -w %s socket buffer fixes the sender's buffer: raise -w (capped by net.core.wmem_max on the sender %s) or drop it", units.FormatSize(float64(in.Window)), in.Sender)
+		} else {
+			r.Advice = "raise net.ipv4.tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal)
+		}
+	case "network":
+		r.Limit, r.Share = Network, sh.Network
+		var parts []string
+		if in.CwndBytes > 0 {
+			parts = append(parts, "cwnd "+units.FormatSize(float64(in.CwndBytes)))
+		}
+		if in.Retransmits >= 0 {
+			parts = append(parts, fmt.Sprintf("%d retransmits", in.Retransmits))
+		}
+		if in.RTTUS > 0 {
+			rttPart := "RTT " + fmtRTT(in.RTTUS)
+			if in.MinRTTUS > 0 && float64(in.RTTUS) > 1.2*float64(in.MinRTTUS) {
+				rttPart += fmt.Sprintf(" (min %s: a queue is filling)", fmtRTT(in.MinRTTUS))
+			}
+			parts = append(parts, rttPart)
+		}
+		r.Verdict = fmt.Sprintf("limited by the network (congestion window) %.0f%% of the time", 100*r.Share)
+		if len(parts) > 0 {
+			r.Verdict += " (" + strings.Join(parts, ", ") + ")"
+		}
+		r.Advice = "the buffers are not the bottleneck: the path's capacity, loss or the congestion control is"
+	default:
+		r.Share = sh.Idle
+		if in.TargetRate > 0 && perFlow <= in.TargetRate*1.05 {
+			r.Limit = Application
+			r.Verdict = fmt.Sprintf("limited by the requested bitrate (-b %s per stream): the socket was idle %.0f%% of the time", units.FormatRateShort(in.TargetRate), 100*sh.Idle)
+			r.Advice = "raise or drop -b to measure the path"
+			break
+		}
+		cores := in.SenderCores
+		if cores < 1 {
+			cores = 1
+		}
+		perCore := in.SenderCPU / math.Min(float64(n), float64(cores))
+		if in.SenderCPU > 0 && perCore >= 70 {
+			r.Limit = CPU
+			r.Verdict = fmt.Sprintf("limited by CPU: the sender had no data queued %.0f%% of the time while using %.0f%% of a core per stream", 100*sh.Idle, perCore)
+			r.Advice = "the buffers are not the bottleneck; use more streams (-P), faster cores, or offloads"
+		} else {
+			r.Limit = Application
+			r.Verdict = fmt.Sprintf("limited by the application: the sender had no data queued %.0f%% of the time", 100*sh.Idle)
+			r.Advice = "the buffers are not the bottleneck; the sending application did not supply data fast enough"
+		}
+	}
+	return r
+}
+
+func where(addr string, local bool) string {
+	switch {
+	case local && addr != "":
+		return " (this host, " + addr + ")"
+	case local:
+		return " (this host)"
+	case addr != "":
+		return " (" + addr + ")"
+	}
+	return ""
+}
+
+func fmtRTT(us uint64) string {
+	ms := float64(us) / 1000
+	switch {
+	case ms >= 10:
+		return fmt.Sprintf("%.0f ms", ms)
+	case ms >= 1:
+		return fmt.Sprintf("%.1f ms", ms)
+	}
+	return fmt.Sprintf("%.0f µs", float64(us))
+}
+
+func max4(s Shares) string {
+	best, name := s.Idle, "idle"
+	if s.Network > best {
+		best, name = s.Network, "network"
+	}
+	if s.SendBuffer > best {
+		best, name = s.SendBuffer, "sndbuf"
+	}
+	if s.ReceiverWindow > best {
+		name = "rwnd"
+	}
+	return name
+}
+
+// Merge sums per-stream inputs into one for the whole test: times and
+// counts add, windows and RTTs take the mean, throughput adds.
+func Merge(ins []Input) Input {
+	if len(ins) == 0 {
+		return Input{}
+	}
+	out := ins[0]
+	out.Streams = 0
+	out.WallUS, out.BusyUS, out.RwndLimitedUS, out.SndbufLimitUS = 0, 0, 0, 0
+	out.BitsPerSecond, out.Retransmits = 0, 0
+	var wnd, sbuf, cwnd, rtt, minrtt uint64
+	unknownRetr := false
+	for _, in := range ins {
+		out.WallUS += in.WallUS
+		out.BusyUS += in.BusyUS
+		out.RwndLimitedUS += in.RwndLimitedUS
+		out.SndbufLimitUS += in.SndbufLimitUS
+		out.BitsPerSecond += in.BitsPerSecond
+		if in.Retransmits < 0 {
+			unknownRetr = true
+		} else {
+			out.Retransmits += in.Retransmits
+		}
+		wnd += in.SndWnd
+		sbuf += in.SndBuf
+		cwnd += in.CwndBytes
+		rtt += in.RTTUS
+		if minrtt == 0 || (in.MinRTTUS > 0 && in.MinRTTUS < minrtt) {
+			minrtt = in.MinRTTUS
+		}
+		out.Streams += max(in.Streams, 1)
+	}
+	k := uint64(len(ins))
+	out.SndWnd, out.SndBuf, out.CwndBytes, out.RTTUS, out.MinRTTUS = wnd/k, sbuf/k, cwnd/k, rtt/k, minrtt
+	if unknownRetr {
+		out.Retransmits = -1
+	}
+	return out
+}
+
+// String is the one-line verdict with its advice.
+func (r Result) String() string {
+	if r.Advice == "" {
+		return r.Verdict
+	}
+	return r.Verdict + ": " + r.Advice
+}

@@ -1,0 +1,299 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/tcptune/tcptune/internal/affinity"
+	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/stats"
+	"github.com/tcptune/tcptune/internal/wire"
+)
+
+// benchFlags are iperf3's client flags, with iperf3's letters.
+type benchFlags struct {
+	host           string
+	port           int
+	time           int
+	bytes          int64
+	blocks         int64
+	parallel       int
+	reverse        bool
+	bidir          bool
+	udp            bool
+	bitrate        float64
+	window         int64
+	mss            int
+	length         int64
+	congestion     string
+	nodelay        bool
+	omit           int
+	interval       time.Duration
+	json           bool
+	jsonStream     bool
+	serverOutput   bool
+	ipv4, ipv6     bool
+	bind           string
+	connectTimeout int
+	zerocopy       bool
+	affinity       string
+	tos            string
+	cport          int
+	title          string
+	format         byte
+	repeat         int
+	udp64          bool
+	fqRate         float64
+	dontFrag       bool
+	bitrateSet     bool
+}
+
+func (f *benchFlags) register(fs *pflag.FlagSet) {
+	intVarP(fs, &f.port, "port", "p", wire.DefaultPort, 1, 65535, "a port", "server port to connect to")
+	intVarP(fs, &f.time, "time", "t", 10, 0, wire.MaxDuration, "seconds", "time in seconds to transmit for")
+	sizeVarP(fs, &f.bytes, "bytes", "n", 1<<50, "number of bytes to transmit (instead of -t), e.g. 100M")
+	sizeVarP(fs, &f.blocks, "blockcount", "k", 1<<50, "number of blocks (packets) to transmit (instead of -t or -n)")
+	intVarP(fs, &f.parallel, "parallel", "P", 1, 1, wire.MaxParallel, "streams", "number of parallel client streams to run")
+	fs.BoolVarP(&f.reverse, "reverse", "R", false, "run in reverse mode (server sends, client receives)")
+	fs.BoolVar(&f.bidir, "bidir", false, "run in bidirectional mode (client and server send and receive)")
+	fs.BoolVarP(&f.udp, "udp", "u", false, "use UDP rather than TCP")
+	rateVarP(fs, &f.bitrate, "bitrate", "b", "target bitrate in bits/sec per stream (0 = unlimited; default 1M for UDP), e.g. 100M, 1gbit")
+	sizeVarP(fs, &f.window, "window", "w", wire.MaxWindow, "set socket buffer sizes (SO_SNDBUF/SO_RCVBUF; turns autotuning off), e.g. 256K")
+	intVarP(fs, &f.mss, "set-mss", "M", 0, 0, wire.MaxMSS, "bytes", "set TCP maximum segment size (MTU - 40 bytes)")
+	sizeVarP(fs, &f.length, "length", "l", wire.MaxTCPLen, "length of buffer to read or write (default 128 KB for TCP, the path MSS for UDP)")
+	fs.StringVarP(&f.congestion, "congestion", "C", "", "set TCP congestion control algorithm (Linux), e.g. cubic, bbr")
+	fs.BoolVarP(&f.nodelay, "no-delay", "N", false, "set TCP no delay, disabling Nagle's algorithm")
+	intVarP(fs, &f.omit, "omit", "O", 0, 0, wire.MaxOmit, "seconds", "omit the first n seconds of the test from the totals")
+	secondsVarP(fs, &f.interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")
+	fs.BoolVarP(&f.json, "json", "J", false, "output in JSON format (iperf3's -J schema; tcptune's additions under \"tcptune\")")
+	fs.BoolVar(&f.jsonStream, "json-stream", false, "output in line-delimited JSON events")
+	fs.BoolVar(&f.serverOutput, "get-server-output", false, "get results from the server")
+	fs.BoolVarP(&f.ipv4, "version4", "4", false, "only use IPv4")
+	fs.BoolVarP(&f.ipv6, "version6", "6", false, "only use IPv6")
+	fs.StringVarP(&f.bind, "bind", "B", "", "bind to the interface associated with this address")
+	intVarP(fs, &f.connectTimeout, "connect-timeout", "", 0, 0, 3600000, "milliseconds", "timeout for the control connection setup (ms)")
+	fs.BoolVarP(&f.zerocopy, "zerocopy", "Z", false, "use a 'zero copy' method of sending data (sendfile)")
+	fs.StringVarP(&f.affinity, "affinity", "A", "", "set CPU affinity n[,m]: n for this side, m for the server (Linux)")
+	fs.StringVarP(&f.tos, "tos", "S", "", "set the IP type of service, 0-255 (decimal, 0x hex or 0 octal)")
+	intVarP(fs, &f.cport, "cport", "", 0, 0, 65535, "a port", "bind data streams to this client port (and the ports after it for -P)")
+	fs.StringVarP(&f.title, "title", "T", "", "prefix every output line with this string")
+	fs.VarP(&formatValue{&f.format}, "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
+	intVarP(fs, &f.repeat, "repeat", "", 1, 1, 1000, "runs", "run the test N times and report median, min/max and a 95% confidence interval")
+	fs.BoolVar(&f.udp64, "udp-counters-64bit", false, "use 64-bit counters in UDP test packets")
+	rateVarP(fs, &f.fqRate, "fq-rate", "", "enable fair-queuing based socket pacing in bits/sec (Linux)")
+	fs.BoolVar(&f.dontFrag, "dont-fragment", false, "set IPv4 Don't Fragment flag")
+}
+
+// options validates the flags together and builds client options.
+func (f *benchFlags) options() (client.Options, int, error) {
+	o := client.Options{Host: f.host, Port: f.port, Interval: f.interval, Bind: f.bind, CPort: f.cport,
+		ConnectTimeout: time.Duration(f.connectTimeout) * time.Millisecond, Unit: f.format}
+	if f.format == 'a' {
+		o.Unit = 0
+	}
+	switch {
+	case f.ipv4 && f.ipv6:
+		return o, -1, errors.New("-4 and -6: choose one")
+	case f.ipv4:
+		o.Family = "4"
+	case f.ipv6:
+		o.Family = "6"
+	}
+	if f.reverse && f.bidir {
+		return o, -1, errors.New("-R and --bidir: choose one")
+	}
+	if f.json && f.jsonStream {
+		return o, -1, errors.New("-J and --json-stream: choose one")
+	}
+	p := wire.Params{UDP: f.udp, Omit: f.omit, Time: f.time, Num: f.bytes, BlockCount: f.blocks, Parallel: f.parallel,
+		Len: int(f.length), ServerAffinity: -1, MSS: f.mss, NoDelay: f.nodelay, Reverse: f.reverse, Bidirectional: f.bidir,
+		Window: int(f.window), Bandwidth: int64(f.bitrate), FQRate: int64(f.fqRate), PacingTimer: 1000,
+		Title: f.title, Congestion: f.congestion, GetServerOutput: f.serverOutput, UDPCounters64: f.udp64,
+		ZeroCopy: f.zerocopy, DontFragment: f.dontFrag}
+	if f.bytes > 0 || f.blocks > 0 {
+		p.Time = 0
+	}
+	if f.udp && p.Bandwidth == 0 && !f.bitrateSet {
+		p.Bandwidth = wire.DefaultUDPRate
+	}
+	if f.udp && f.length > 0 && (f.length < wire.MinUDPLen || f.length > wire.MaxUDPLen) {
+		return o, -1, fmt.Errorf("-l/--length: accepts %d..%d bytes for UDP", wire.MinUDPLen, wire.MaxUDPLen)
+	}
+	if f.tos != "" {
+		v, err := strconv.ParseInt(f.tos, 0, 32)
+		if err != nil || v < 0 || v > 255 {
+			return o, -1, errors.New("-S/--tos: accepts 0..255 (decimal, 0x hex or 0 octal)")
+		}
+		p.TOS = int(v)
+	}
+	local := -1
+	if f.affinity != "" {
+		l, r, err := affinity.Parse(f.affinity)
+		if err != nil {
+			return o, -1, fmt.Errorf("-A/--affinity: %v", err)
+		}
+		local, p.ServerAffinity = l, r
+	}
+	if err := p.Validate(); err != nil {
+		return o, -1, err
+	}
+	o.Params = p
+	return o, local, nil
+}
+
+func (f *benchFlags) mode() report.Mode {
+	switch {
+	case f.json:
+		return report.JSON
+	case f.jsonStream:
+		return report.JSONStream
+	}
+	return report.Text
+}
+
+func newBenchCmd() *cobra.Command {
+	f := &benchFlags{}
+	cmd := &cobra.Command{
+		Use:   "bench -c HOST [flags]",
+		Short: "Measure throughput to an iperf3 or tcptune server, and say what limited it",
+		Long: `Run a throughput test against an iperf3 server or 'tcptune serve', speaking
+iperf3's protocol. Flags have iperf3's letters and meanings. Besides iperf3's
+report it shows the socket buffers granted, the MSS and path MTU, RTT per
+interval, and what limited the transfer: the receiver's window, the send
+buffer, the network, or the CPU.`,
+		Example: `  tcptune bench -c 10.0.0.2
+  tcptune bench -c 10.0.0.2 -P 4 -t 30 -R
+  tcptune bench -c 10.0.0.2 -u -b 100M
+  tcptune bench -c 10.0.0.2 --repeat 5 -J`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.host == "" {
+				return errors.New("-c/--client: accepts the server's host name or address (required)")
+			}
+			return runBench(cmd.Context(), cmd, f)
+		},
+	}
+	cmd.Flags().StringVarP(&f.host, "client", "c", "", "server host to connect to (required)")
+	f.register(cmd.Flags())
+	return cmd
+}
+
+func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
+	f.bitrateSet = cmd.Flags().Changed("bitrate")
+	o, local, err := f.options()
+	if err != nil {
+		return err
+	}
+	if local >= 0 {
+		if err := affinity.Pin(local); err != nil {
+			return fmt.Errorf("-A/--affinity: %v", err)
+		}
+	}
+	out := cmd.OutOrStdout()
+	if f.title != "" && f.mode() == report.Text {
+		out = &prefixWriter{w: out, prefix: f.title + ":  "}
+	}
+	return bench(ctx, o, f.mode(), f.repeat, out)
+}
+
+// bench runs the test once or --repeat times.
+func bench(ctx context.Context, o client.Options, mode report.Mode, repeat int, out io.Writer) error {
+	var rates []float64
+	var last *report.Printer
+	var runs []map[string]any
+	for i := 0; i < repeat; i++ {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+		pr := report.NewPrinter(out, mode)
+		if mode == report.JSON {
+			pr.W = io.Discard // one document at the end
+		}
+		if repeat > 1 {
+			pr.Textf("Run %d of %d", i+1, repeat)
+		}
+		res, err := client.Run(ctx, o, pr)
+		last = pr
+		if err != nil {
+			if mode == report.JSON {
+				pr.W = out
+				pr.Flush()
+			}
+			return err
+		}
+		rates = append(rates, res.Received())
+		runs = append(runs, map[string]any{"run": i + 1, "bits_per_second": res.Received(), "seconds": res.Duration.Seconds()})
+		if mode == report.Text {
+			pr.Textf("")
+		}
+	}
+	if repeat > 1 {
+		s := stats.Summarize(rates, 0.95)
+		line := fmt.Sprintf("Repeat (%d runs): median %s, min %s, max %s, %.0f%% confidence interval of the median [%s, %s]",
+			s.N, report.Rate(s.Median, o.Unit), report.Rate(s.Min, o.Unit), report.Rate(s.Max, o.Unit), 100*s.CILevel,
+			report.Rate(s.CILow, o.Unit), report.Rate(s.CIHigh, o.Unit))
+		if s.CILevel < 0.95 {
+			line += fmt.Sprintf(" (%d runs cannot reach 95%%; use 6 or more)", s.N)
+		}
+		switch mode {
+		case report.Text:
+			fmt.Fprintln(out, line)
+		case report.JSON, report.JSONStream:
+			doc := last.Document()
+			ext, _ := doc.Tcptune.(map[string]any)
+			if ext == nil {
+				ext = map[string]any{}
+			}
+			ext["repeat"] = map[string]any{"runs": runs, "summary": s}
+			last.SetExt(ext)
+			if mode == report.JSONStream {
+				out.Write(report.EventLine("repeat", ext["repeat"]))
+			}
+		}
+	}
+	if mode == report.JSON && last != nil {
+		last.W = out
+		last.Flush()
+	}
+	if mode == report.Text && repeat == 1 {
+		fmt.Fprintln(out, "iperf Done.")
+	}
+	return nil
+}
+
+// prefixWriter prefixes each line (iperf3's -T).
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+	mid    bool
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	var sb strings.Builder
+	for _, c := range string(b) {
+		if !p.mid {
+			sb.WriteString(p.prefix)
+			p.mid = true
+		}
+		sb.WriteRune(c)
+		if c == '\n' {
+			p.mid = false
+		}
+	}
+	if _, err := io.WriteString(p.w, sb.String()); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

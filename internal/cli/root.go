@@ -1,0 +1,74 @@
+// Package cli is tcptune's command line: it parses flags, calls the
+// capability packages and prints. It holds no logic a test would want.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/version"
+)
+
+// NewRoot builds the tcptune command tree.
+func NewRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tcptune",
+		Short: "Measure, explain and tune TCP throughput",
+		Long: `tcptune measures TCP throughput (speaking iperf3's protocol), says what limited
+each transfer, and tunes the kernel's socket buffers to the path's
+bandwidth-delay product.`,
+		Version:       version.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newBenchCmd(), newServeCmd())
+	root.SetFlagErrorFunc(flagError)
+	return root
+}
+
+// flagError turns pflag's messages into one line naming the flag.
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	// pflag: invalid argument "x" for "-t, --time" flag: accepts ...
+	if i := strings.Index(msg, "invalid argument "); i >= 0 {
+		if j := strings.Index(msg, " for \""); j > 0 {
+			rest := msg[j+6:]
+			if k := strings.Index(rest, "\" flag: "); k > 0 {
+				name := strings.ReplaceAll(rest[:k], ", ", "/")
+				return fmt.Errorf("%s: %s (got %s)", name, rest[k+8:], msg[i+17:j])
+			}
+		}
+	}
+	return errors.New(msg)
+}
+
+// Main runs tcptune (or, when invoked as "iperf3", the drop-in) and
+// returns the exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var cmd *cobra.Command
+	name := "tcptune"
+	if base := filepath.Base(args[0]); strings.TrimSuffix(base, ".exe") == "iperf3" {
+		cmd = newIperf3Cmd()
+		name = "iperf3"
+	} else {
+		cmd = NewRoot()
+	}
+	cmd.SetArgs(args[1:])
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	if err := cmd.ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(stderr, "%s: error - %v\n", name, err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/server"
+	"github.com/tcptune/tcptune/internal/wire"
+)
+
+type serveFlags struct {
+	port        int
+	bind        string
+	oneOff      bool
+	json        bool
+	maxTests    int
+	maxDuration int
+	interval    time.Duration
+	rcvTimeout  int
+	format      byte
+}
+
+func (f *serveFlags) register(fs *pflag.FlagSet) {
+	intVarP(fs, &f.port, "port", "p", wire.DefaultPort, 1, 65535, "a port", "server port to listen on")
+	fs.StringVarP(&f.bind, "bind", "B", "", "bind to the interface associated with this address")
+	fs.BoolVarP(&f.oneOff, "one-off", "1", false, "handle one client connection, then exit")
+	fs.BoolVarP(&f.json, "json", "J", false, "output one JSON document per test (and JSON log lines on stderr)")
+	intVarP(fs, &f.maxTests, "max-tests", "", 4, 1, 1024, "tests", "tests served at once; past that, refuse like a busy iperf3")
+	intVarP(fs, &f.maxDuration, "server-max-duration", "", 0, 0, wire.MaxDuration, "seconds", "refuse tests longer than this (0 = no limit)")
+	secondsVarP(fs, &f.interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")
+	intVarP(fs, &f.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "abort a test when no data moves for this long (ms)")
+	fs.VarP(&formatValue{&f.format}, "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
+}
+
+func (f *serveFlags) options(cmd *cobra.Command) server.Options {
+	mode := report.Text
+	var h slog.Handler = slog.NewTextHandler(cmd.ErrOrStderr(), nil)
+	if f.json {
+		mode = report.JSON
+		h = slog.NewJSONHandler(cmd.ErrOrStderr(), nil)
+	}
+	return server.Options{Bind: f.bind, Port: f.port, OneOff: f.oneOff, MaxTests: f.maxTests, MaxDuration: f.maxDuration,
+		Mode: mode, Interval: f.interval, RcvTimeout: time.Duration(f.rcvTimeout) * time.Millisecond,
+		Out: cmd.OutOrStdout(), Log: slog.New(h)}
+}
+
+func newServeCmd() *cobra.Command {
+	f := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Run an iperf3-compatible server that serves several tests at once",
+		Long: `Serve throughput tests on port 5201 for iperf3 clients and 'tcptune bench'.
+Unlike iperf3 it serves up to --max-tests tests at once; past that it
+answers like a busy iperf3. When the client is tcptune, the server sends its
+TCP_INFO figures back, so that reverse (-R) tests say what limited them.`,
+		Example: `  tcptune serve
+  tcptune serve -p 5202 -B 10.0.0.2 --max-tests 8
+  tcptune serve -1 -J`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := server.New(f.options(cmd)).ListenAndServe(cmd.Context())
+			if errors.Is(err, errInterrupted) {
+				return nil
+			}
+			return err
+		},
+	}
+	f.register(cmd.Flags())
+	return cmd
+}
+
+var errInterrupted = errors.New("interrupted")

@@ -1,0 +1,538 @@
+// Package client runs a throughput test against an iperf3 or tcptune
+// server: it speaks iperf3's control protocol, opens the data streams,
+// ends the test, exchanges results, and attributes the limit.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/sockopt"
+	"github.com/tcptune/tcptune/internal/version"
+	"github.com/tcptune/tcptune/internal/wire"
+)
+
+// Options are a client's settings (iperf3's client flags).
+type Options struct {
+	Host           string
+	Port           int
+	Params         wire.Params
+	Interval       time.Duration
+	Family         string // "", "4" or "6"
+	Bind           string // -B local address
+	CPort          int    // --cport: first local data port
+	ConnectTimeout time.Duration
+	Unit           byte
+}
+
+// Outcome is what a finished test produced.
+type Outcome struct {
+	Summary  report.Summary
+	Limits   []Verdict
+	Meta     report.Meta
+	Duration time.Duration
+}
+
+// Received is the goodput: what the receivers counted, over all streams.
+func (o *Outcome) Received() float64 {
+	return o.Summary.Recv.BitsPerSecond + o.Summary.RecvRev.BitsPerSecond
+}
+
+// ErrBusy is returned when the server refuses the test.
+var ErrBusy = errors.New("the server is busy running a test. try again later")
+
+func (o *Options) network(proto string) string {
+	return proto + o.Family
+}
+
+func (o *Options) ctrlTimeout() time.Duration {
+	if o.ConnectTimeout > 0 {
+		return o.ConnectTimeout
+	}
+	return 30 * time.Second
+}
+
+// Run performs one test, reporting through pr.
+func Run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
+	out, err := run(ctx, o, pr)
+	if err != nil {
+		pr.Error(err)
+	}
+	return out, err
+}
+
+type session struct {
+	o      Options
+	pr     *report.Printer
+	ctrl   net.Conn
+	cookie [wire.CookieSize]byte
+	params wire.Params
+	meta   report.Meta
+	test   *engine.Test
+	limit  *engine.Limit
+}
+
+func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
+	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
+	d := net.Dialer{Timeout: o.ctrlTimeout()}
+	if o.Bind != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(o.Bind)}
+	}
+	pr.Textf("Connecting to host %s, port %d", o.Host, o.Port)
+	ctrl, err := d.DialContext(ctx, o.network("tcp"), addr)
+	if err != nil {
+		return nil, fmt.Errorf("unable to connect to server %s: %w", addr, unwrapOp(err))
+	}
+	defer ctrl.Close()
+	if tc, ok := ctrl.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	s := &session{o: o, pr: pr, ctrl: ctrl, cookie: wire.NewCookie(), params: o.Params}
+	s.params.ClientVersion = wire.Version
+	s.params.Tcptune = &wire.ParamsExt{Version: version.Version}
+	if sc, ok := ctrl.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			if mss, err := sockopt.MSS(rc); err == nil {
+				s.meta.MSS = mss
+			}
+		}
+	}
+	if s.params.UDP && s.params.Len == 0 {
+		s.params.Len = s.meta.MSS
+		if s.params.Len <= 0 {
+			s.params.Len = 1460
+		}
+	}
+	// Close the control connection if the caller gives up.
+	stopWatch := context.AfterFunc(ctx, func() {
+		if s.test != nil && !s.test.Stopped() {
+			wire.WriteState(ctrl, wire.ClientTerminate)
+		}
+		ctrl.SetDeadline(time.Unix(1, 0))
+	})
+	defer stopWatch()
+	if _, err := ctrl.Write(s.cookie[:]); err != nil {
+		return nil, fmt.Errorf("control connection: %w", err)
+	}
+	out, err := s.loop(ctx)
+	if s.test != nil {
+		s.test.Stop()
+		s.test.CloseStreams()
+	}
+	if err != nil && ctx.Err() != nil {
+		return out, fmt.Errorf("interrupted: %w", context.Cause(ctx))
+	}
+	return out, err
+}
+
+func (s *session) readState(timeout time.Duration) (wire.State, error) {
+	s.ctrl.SetReadDeadline(time.Now().Add(timeout))
+	st, err := wire.ReadState(s.ctrl)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return 0, wire.Errorf(wire.IECtrlClose)
+		}
+		return 0, fmt.Errorf("control connection: %w", unwrapOp(err))
+	}
+	return st, nil
+}
+
+func (s *session) loop(ctx context.Context) (*Outcome, error) {
+	timeout := s.o.ctrlTimeout()
+	var outcome *Outcome
+	for {
+		st, err := s.readState(timeout)
+		if err != nil {
+			return outcome, err
+		}
+		switch st {
+		case wire.ParamExchange:
+			if err := wire.WriteJSON(s.ctrl, s.params); err != nil {
+				return nil, fmt.Errorf("sending parameters: %w", err)
+			}
+		case wire.CreateStreams:
+			if err := s.createStreams(ctx); err != nil {
+				return nil, err
+			}
+		case wire.TestStart:
+			// TEST_RUNNING follows at once.
+		case wire.TestRunning:
+			if s.test == nil {
+				return nil, fmt.Errorf("server started the test before streams were created")
+			}
+			if err := s.runData(ctx); err != nil {
+				return nil, err
+			}
+			timeout = 60 * time.Second
+		case wire.ExchangeResults:
+			o, err := s.exchangeResults()
+			if err != nil {
+				return nil, err
+			}
+			outcome = o
+		case wire.DisplayResults:
+			wire.WriteState(s.ctrl, wire.IperfDone)
+			if tc, ok := s.ctrl.(*net.TCPConn); ok {
+				tc.CloseWrite()
+				s.ctrl.SetReadDeadline(time.Now().Add(2 * time.Second))
+				io.Copy(io.Discard, io.LimitReader(s.ctrl, 1<<20))
+			}
+			if outcome == nil {
+				return nil, fmt.Errorf("server displayed results before exchanging them")
+			}
+			return outcome, nil
+		case wire.AccessDenied:
+			return nil, ErrBusy
+		case wire.ServerError:
+			s.ctrl.SetReadDeadline(time.Now().Add(5 * time.Second))
+			e, err := wire.ReadErrorPayload(s.ctrl)
+			if err != nil {
+				return nil, fmt.Errorf("server error (no details: %v)", err)
+			}
+			return nil, fmt.Errorf("server error: %w", e)
+		case wire.ServerTerminate:
+			return nil, wire.Errorf(wire.IEServerTerm)
+		default:
+			return nil, fmt.Errorf("%w (%d)", wire.Errorf(wire.IEMessage), int8(st))
+		}
+	}
+}
+
+// sockOptions are the options for data sockets, set before connect.
+func (s *session) sockOptions() sockopt.Options {
+	return sockopt.Options{Window: s.params.Window, MSS: s.params.MSS, Congestion: s.params.Congestion, TOS: s.params.TOS, FQRate: s.params.FQRate, DontFrag: s.params.DontFragment}
+}
+
+func (s *session) dataDialer(i int) *net.Dialer {
+	d := &net.Dialer{Timeout: s.o.ctrlTimeout()}
+	ipv6 := s.o.Family == "6"
+	opts := s.sockOptions()
+	d.Control = func(network, address string, c syscall.RawConn) error {
+		if err := opts.Apply(c, ipv6 || isIPv6(address)); err != nil {
+			warnf(s.pr, "warning: %v", err)
+		}
+		return nil
+	}
+	var ip net.IP
+	if s.o.Bind != "" {
+		ip = net.ParseIP(s.o.Bind)
+	}
+	port := 0
+	if s.o.CPort > 0 {
+		port = s.o.CPort + i
+	}
+	if ip != nil || port > 0 {
+		if s.params.UDP {
+			d.LocalAddr = &net.UDPAddr{IP: ip, Port: port}
+		} else {
+			d.LocalAddr = &net.TCPAddr{IP: ip, Port: port}
+		}
+	}
+	return d
+}
+
+func (s *session) createStreams(ctx context.Context) error {
+	n := s.params.Parallel
+	total := n
+	if s.params.Bidirectional {
+		total = 2 * n
+	}
+	addr := net.JoinHostPort(s.o.Host, strconv.Itoa(s.o.Port))
+	var streams []*engine.Stream
+	for i := 0; i < total; i++ {
+		id := 1
+		if i > 0 {
+			id = i + 2 // iperf3 numbers streams 1, 3, 4, 5, ...
+		}
+		reverse := s.params.Reverse || (s.params.Bidirectional && i >= n)
+		sender := !reverse
+		d := s.dataDialer(i)
+		var st *engine.Stream
+		if s.params.UDP {
+			c, err := d.DialContext(ctx, s.o.network("udp"), addr)
+			if err != nil {
+				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamConnect), unwrapOp(err))
+			}
+			if err := udpHandshake(c); err != nil {
+				c.Close()
+				return err
+			}
+			st = engine.NewUDPStream(id, c, sender)
+		} else {
+			c, err := d.DialContext(ctx, s.o.network("tcp"), addr)
+			if err != nil {
+				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamConnect), unwrapOp(err))
+			}
+			if s.params.NoDelay {
+				c.(*net.TCPConn).SetNoDelay(true)
+			}
+			if _, err := c.Write(s.cookie[:]); err != nil {
+				c.Close()
+				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamWrite), err)
+			}
+			st = engine.NewTCPStream(id, c, sender)
+		}
+		st.Reverse = s.params.Bidirectional && i >= n
+		streams = append(streams, st)
+	}
+	blk := s.params.BlockLen(s.meta.MSS)
+	s.limit = engine.NewLimit(s.params.Num, s.params.BlockCount, blk)
+	s.test = engine.NewTest(engine.Config{
+		BlockLen: blk, Rate: float64(s.params.Bandwidth), ZeroCopy: s.params.ZeroCopy,
+		UDP64: s.params.UDPCounters64, Interval: s.o.Interval, Omit: time.Duration(s.params.Omit) * time.Second,
+		Limit: s.limit, OnInterval: s.pr.Interval,
+	}, streams)
+	s.describe(streams, blk)
+	return nil
+}
+
+// udpHandshake sends iperf3's UDP hello and waits for the reply.
+func udpHandshake(c net.Conn) error {
+	if _, err := c.Write(engine.UDPConnectMsg); err != nil {
+		return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamWrite), err)
+	}
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	defer c.SetReadDeadline(time.Time{})
+	buf := make([]byte, 65536)
+	for tries := 0; tries < 3; tries++ { // tolerate early data datagrams in -R
+		n, err := c.Read(buf)
+		if err != nil {
+			return fmt.Errorf("%w: no UDP connect reply: %v", wire.Errorf(wire.IEStreamRead), unwrapOp(err))
+		}
+		if engine.IsUDPReply(buf[:n]) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: bad UDP connect reply", wire.Errorf(wire.IEStreamRead))
+}
+
+func (s *session) describe(streams []*engine.Stream, blk int) {
+	m := &s.meta
+	m.Host, m.Port = s.o.Host, s.o.Port
+	m.Cookie = wire.CookieString(s.cookie)
+	m.Params = s.params
+	m.BlockLen = blk
+	m.Started = time.Now()
+	m.Version = version.IperfString()
+	m.SystemInfo = version.SystemInfo()
+	m.Unit = s.o.Unit
+	sends := false
+	for _, st := range streams {
+		lh, lp := hostPort(st.Local)
+		rh, rp := hostPort(st.Remote)
+		m.Connected = append(m.Connected, report.Conn{ID: st.ID, Socket: st.Socket, LocalHost: lh, LocalPort: lp, RemoteHost: rh, RemotePort: rp})
+		s.pr.Textf("%s local %s port %d connected to %s port %d", tag(st.ID), lh, lp, rh, rp)
+		sends = sends || st.Sender
+	}
+	first := streams[0]
+	if rc := first.RawConn(); rc != nil {
+		m.SndBufActual, m.RcvBufActual, _ = sockopt.Buffers(rc)
+		if cc, err := sockopt.Congestion(rc); err == nil {
+			m.CongestionCC = cc
+		}
+		s.pr.Textf("%s", bufferLine(s.params.Window, m.SndBufActual, m.RcvBufActual))
+		if ti := first.TCPInfo(); ti != nil {
+			s.pr.Textf("MSS %d bytes, path MTU %d bytes", ti.SndMSS, ti.PMTU)
+		}
+	}
+	s.pr.Start(*m, sends, sockopt.HasTCPInfo && !s.params.UDP)
+}
+
+func (s *session) runData(ctx context.Context) error {
+	s.test.Start()
+	var timer <-chan time.Time
+	if s.params.Time > 0 {
+		t := time.NewTimer(time.Duration(s.params.Time+s.params.Omit) * time.Second)
+		defer t.Stop()
+		timer = t.C
+	}
+	// Watch the control connection for an early end (SERVER_TERMINATE,
+	// an error, EOF) while data flows.
+	early := make(chan error, 1)
+	watch := make(chan struct{})
+	go func() {
+		defer close(watch)
+		one := make([]byte, 1)
+		s.ctrl.SetReadDeadline(time.Time{})
+		n, err := s.ctrl.Read(one)
+		switch {
+		case n == 1 && wire.State(int8(one[0])) == wire.ExchangeResults:
+			early <- nil
+		case n == 1 && wire.State(int8(one[0])) == wire.ServerError:
+			s.ctrl.SetReadDeadline(time.Now().Add(5 * time.Second))
+			e, perr := wire.ReadErrorPayload(s.ctrl)
+			if perr != nil {
+				early <- fmt.Errorf("server error")
+			} else {
+				early <- fmt.Errorf("server error: %w", e)
+			}
+		case n == 1 && wire.State(int8(one[0])) == wire.ServerTerminate:
+			early <- wire.Errorf(wire.IEServerTerm)
+		case n == 1:
+			early <- fmt.Errorf("%w (%d)", wire.Errorf(wire.IEMessage), int8(one[0]))
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			early <- errStopWatch
+		default:
+			early <- wire.Errorf(wire.IECtrlClose)
+		}
+	}()
+	var ended error
+	select {
+	case <-timer:
+	case <-s.limit.Done():
+	case <-ctx.Done():
+		ended = context.Cause(ctx)
+	case err := <-early:
+		if err == nil {
+			err = fmt.Errorf("server asked for results before the test ended")
+		}
+		ended = err
+	}
+	s.test.Stop()
+	if ended != nil {
+		return ended
+	}
+	// Stop the watcher, then end the test.
+	s.ctrl.SetReadDeadline(time.Unix(1, 0))
+	<-watch
+	if err := <-early; err != errStopWatch && err != nil {
+		return err
+	}
+	if err := wire.WriteState(s.ctrl, wire.TestEnd); err != nil {
+		return fmt.Errorf("control connection: %w", err)
+	}
+	return nil
+}
+
+var errStopWatch = errors.New("watch stopped")
+
+func (s *session) exchangeResults() (*Outcome, error) {
+	t := s.test
+	totals := t.Totals()
+	cpu := t.CPU()
+	res := wire.Results{CPUTotal: cpu.Total, CPUUser: cpu.User, CPUSystem: cpu.System, SenderHasRetransmits: -1, CongestionUsed: s.meta.CongestionCC}
+	for _, st := range totals {
+		if st.Sender {
+			if st.HasTCPInfo {
+				res.SenderHasRetransmits = 1
+			} else if res.SenderHasRetransmits < 0 {
+				res.SenderHasRetransmits = 0
+			}
+		}
+		res.Streams = append(res.Streams, wireStream(st))
+	}
+	s.ctrl.SetDeadline(time.Now().Add(30 * time.Second))
+	if err := wire.WriteJSON(s.ctrl, res); err != nil {
+		return nil, fmt.Errorf("sending results: %w", err)
+	}
+	body, err := wire.ReadJSON(s.ctrl, wire.MaxResultsJSON)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", wire.Errorf(wire.IERecvResults), err)
+	}
+	peer, err := wire.ParseResults(body)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", wire.Errorf(wire.IERecvResults), err)
+	}
+	known := map[int]bool{}
+	for _, st := range totals {
+		known[st.ID] = true
+	}
+	for _, ps := range peer.Streams {
+		if !known[ps.ID] {
+			return nil, wire.Errorf(wire.IEStreamID)
+		}
+	}
+	sum := report.Summarize(s.meta, totals, peer, cpu)
+	var ext *wire.Ext
+	if len(peer.Tcptune) > 0 {
+		var e wire.Ext
+		if json.Unmarshal(peer.Tcptune, &e) == nil {
+			ext = &e
+		}
+	}
+	verdicts := s.attribute(totals, sum, ext)
+	s.pr.End(sum, Extension(s.meta, totals, ext, verdicts))
+	if len(peer.ServerOutputJSON) > 0 || peer.ServerOutputText != "" {
+		if s.params.GetServerOutput {
+			s.pr.ServerOutput(peer.ServerOutputJSON, peer.ServerOutputText)
+		}
+	}
+	for _, v := range verdicts {
+		s.pr.Textf("%s", v.Line())
+	}
+	return &Outcome{Summary: sum, Limits: verdicts, Meta: s.meta, Duration: t.Duration()}, nil
+}
+
+// wireStream converts local totals to the results message.
+func wireStream(st engine.StreamTotal) wire.StreamResult {
+	r := wire.StreamResult{ID: st.ID, Bytes: st.Bytes, Retransmits: -1, StartTime: 0, EndTime: st.Seconds}
+	if st.Sender && st.HasTCPInfo {
+		r.Retransmits = st.Retransmits
+	}
+	if st.UDP {
+		r.Packets = st.Packets
+		if !st.Sender {
+			r.Jitter = st.JitterMS / 1000
+			r.Errors = st.Lost
+		}
+		r.OmittedPackets, r.OmittedErrors = st.OmittedPackets, st.OmittedLost
+	}
+	return r
+}
+
+// WireStream is exported for the server, which reports the same way.
+func WireStream(st engine.StreamTotal) wire.StreamResult { return wireStream(st) }
+
+func hostPort(a net.Addr) (string, int) {
+	if a == nil {
+		return "", 0
+	}
+	h, p, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String(), 0
+	}
+	n, _ := strconv.Atoi(p)
+	return h, n
+}
+
+func tag(id int) string { return fmt.Sprintf("[%3d]", id) }
+
+func isIPv6(address string) bool {
+	h, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.To4() == nil
+}
+
+func warnf(pr *report.Printer, format string, args ...any) {
+	if pr.Mode == report.Text {
+		pr.Textf(format, args...)
+		return
+	}
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+}
+
+// unwrapOp strips net.OpError's address noise for one-line messages.
+func unwrapOp(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		var se *os.SyscallError
+		if errors.As(op.Err, &se) {
+			return se.Err
+		}
+		return op.Err
+	}
+	return err
+}

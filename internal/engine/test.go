@@ -1,0 +1,375 @@
+package engine
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/cpuusage"
+	"github.com/tcptune/tcptune/internal/sockopt"
+)
+
+// Config describes how a test moves data.
+type Config struct {
+	BlockLen   int
+	Rate       float64 // bit/s per stream (-b); 0 = unlimited
+	ZeroCopy   bool
+	UDP64      bool
+	Interval   time.Duration // reporting interval; 0 = no interval reports
+	Omit       time.Duration // -O: leading period left out of the totals
+	Limit      *Limit        // client end condition by volume; nil on the server
+	OnInterval func(Interval)
+}
+
+// StreamInterval is one stream's figures over one reporting interval.
+type StreamInterval struct {
+	ID, Socket          int
+	Start, End, Seconds float64
+	Bytes               int64
+	BitsPerSecond       float64
+	Omitted             bool
+	Sender, Reverse     bool
+	UDP                 bool
+	HasTCPInfo          bool
+	Retransmits         int64
+	SndCwnd, SndWnd     uint64
+	RTT, RTTVar, PMTU   uint32
+	Reorder             uint32
+	Packets, Lost       int64
+	JitterMS            float64
+}
+
+// Interval is one reporting interval for all streams.
+type Interval struct {
+	Streams []StreamInterval
+	Omitted bool
+}
+
+// StreamTotal is one stream's totals over the measured period.
+type StreamTotal struct {
+	ID, Socket      int
+	Sender, Reverse bool
+	UDP             bool
+	Bytes           int64
+	Seconds         float64
+	HasTCPInfo      bool
+	Retransmits     int64 // -1 when unknown or not the sender
+	MaxCwnd         uint64
+	MaxSndWnd       uint64
+	MaxRTT, MinRTT  uint32
+	MeanRTT         uint32
+	Packets, Lost   int64
+	OOO             int64
+	JitterMS        float64
+	OmittedPackets  int64
+	OmittedLost     int64
+	// Chronograph deltas over the measured period (µs) and the socket's
+	// state at the end, for limit attribution.
+	BusyUS, RwndUS, SndbufUS uint64
+	SndBuf, RcvBuf           int
+	Last                     *sockopt.TCPInfo
+}
+
+type tracker struct {
+	prevBytes int64
+	prevUDP   UDPStats
+	prevRetr  uint32
+	baseBytes int64
+	baseUDP   UDPStats
+	baseInfo  *sockopt.TCPInfo
+	lastInfo  *sockopt.TCPInfo
+	maxCwnd   uint64
+	maxSndWnd uint64
+	minRTT    uint32
+	maxRTT    uint32
+	sumRTT    uint64
+	nRTT      uint64
+}
+
+// Test runs the data phase of one test over a set of streams.
+type Test struct {
+	cfg     Config
+	Streams []*Stream
+
+	stop     atomic.Bool
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+	quit     chan struct{}
+	sampled  chan struct{}
+
+	mu        sync.Mutex
+	epoch     time.Time
+	measStart time.Time
+	lastTick  time.Time
+	omitting  bool
+	ended     time.Time
+	track     []tracker
+	intervals []Interval
+	cpuStart  cpuusage.Sample
+	cpu       cpuusage.Util
+	totals    []StreamTotal
+}
+
+// NewTest prepares a test over streams.
+func NewTest(cfg Config, streams []*Stream) *Test {
+	if cfg.BlockLen <= 0 {
+		cfg.BlockLen = 128 << 10
+	}
+	return &Test{cfg: cfg, Streams: streams, quit: make(chan struct{}), sampled: make(chan struct{}), track: make([]tracker, len(streams))}
+}
+
+// Start begins moving data on every stream.
+func (t *Test) Start() {
+	now := time.Now()
+	t.epoch, t.measStart, t.lastTick = now, now, now
+	t.omitting = t.cfg.Omit > 0
+	t.cpuStart = cpuusage.Now()
+	for i, s := range t.Streams {
+		t.track[i].baseInfo = s.TCPInfo()
+	}
+	rc := runConfig{blockLen: t.cfg.BlockLen, rate: t.cfg.Rate, zeroCopy: t.cfg.ZeroCopy, counter: t.cfg.Limit, stop: &t.stop, udp64: t.cfg.UDP64, epoch: t.epoch}
+	for _, s := range t.Streams {
+		t.wg.Add(1)
+		go func(s *Stream) {
+			defer t.wg.Done()
+			s.run(rc)
+		}(s)
+	}
+	go t.sampler()
+}
+
+// Epoch is the test's time origin (UDP timestamps use it).
+func (t *Test) Epoch() time.Time { return t.epoch }
+
+// Stopped reports whether Stop has begun.
+func (t *Test) Stopped() bool { return t.stop.Load() }
+
+// TotalBytes is the volume moved by all streams so far.
+func (t *Test) TotalBytes() int64 {
+	var n int64
+	for _, s := range t.Streams {
+		n += s.Bytes()
+	}
+	return n
+}
+
+func (t *Test) sampler() {
+	defer close(t.sampled)
+	tick := t.cfg.Interval
+	if tick <= 0 {
+		tick = time.Second
+	}
+	ticker := time.NewTicker(tick)
+	defer ticker.Stop()
+	var omitC <-chan time.Time
+	if t.omitting {
+		tm := time.NewTimer(t.cfg.Omit)
+		defer tm.Stop()
+		omitC = tm.C
+	}
+	for {
+		select {
+		case <-t.quit:
+			return
+		case now := <-omitC:
+			t.mu.Lock()
+			t.sampleLocked(now, now.Sub(t.lastTick) > tick/10)
+			t.resetLocked(now)
+			t.mu.Unlock()
+			ticker.Reset(tick)
+		case now := <-ticker.C:
+			t.mu.Lock()
+			t.sampleLocked(now, true)
+			t.mu.Unlock()
+		}
+	}
+}
+
+// resetLocked ends the omitted period: the totals start from here.
+func (t *Test) resetLocked(now time.Time) {
+	t.omitting = false
+	t.measStart, t.lastTick = now, now
+	for i, s := range t.Streams {
+		tr := &t.track[i]
+		tr.baseBytes = s.Bytes()
+		tr.prevBytes = tr.baseBytes
+		if s.UDP {
+			tr.baseUDP = s.udpStats()
+			tr.prevUDP = tr.baseUDP
+		}
+		if info := s.TCPInfo(); info != nil {
+			tr.baseInfo = info
+			tr.prevRetr = info.TotalRetrans
+		}
+	}
+}
+
+func (t *Test) sampleLocked(now time.Time, emit bool) {
+	iv := Interval{Omitted: t.omitting}
+	start := t.lastTick.Sub(t.measStart).Seconds()
+	end := now.Sub(t.measStart).Seconds()
+	secs := now.Sub(t.lastTick).Seconds()
+	for i, s := range t.Streams {
+		tr := &t.track[i]
+		cur := s.Bytes()
+		si := StreamInterval{ID: s.ID, Socket: s.Socket, Start: start, End: end, Seconds: secs,
+			Bytes: cur - tr.prevBytes, Omitted: t.omitting, Sender: s.Sender, Reverse: s.Reverse, UDP: s.UDP}
+		if secs > 0 {
+			si.BitsPerSecond = float64(si.Bytes) * 8 / secs
+		}
+		tr.prevBytes = cur
+		if s.UDP {
+			u := s.udpStats()
+			si.Packets = u.Packets - tr.prevUDP.Packets
+			si.Lost = u.Lost - tr.prevUDP.Lost
+			si.JitterMS = u.JitterMS
+			tr.prevUDP = u
+		} else if s.Sender {
+			if info := s.TCPInfo(); info != nil {
+				si.HasTCPInfo = true
+				si.Retransmits = int64(info.TotalRetrans) - int64(tr.prevRetr)
+				tr.prevRetr = info.TotalRetrans
+				si.SndCwnd = info.CwndBytes()
+				si.SndWnd = uint64(info.SndWnd)
+				si.RTT, si.RTTVar, si.PMTU, si.Reorder = info.RTT, info.RTTVar, info.PMTU, info.ReordSeen
+				tr.lastInfo = info
+				if !t.omitting {
+					tr.maxCwnd = max(tr.maxCwnd, si.SndCwnd)
+					tr.maxSndWnd = max(tr.maxSndWnd, si.SndWnd)
+					if info.RTT > 0 {
+						if tr.minRTT == 0 || info.RTT < tr.minRTT {
+							tr.minRTT = info.RTT
+						}
+						tr.maxRTT = max(tr.maxRTT, info.RTT)
+						tr.sumRTT += uint64(info.RTT)
+						tr.nRTT++
+					}
+				}
+			}
+		}
+		iv.Streams = append(iv.Streams, si)
+	}
+	t.lastTick = now
+	if emit && t.cfg.Interval > 0 {
+		t.intervals = append(t.intervals, iv)
+		if t.cfg.OnInterval != nil {
+			t.cfg.OnInterval(iv)
+		}
+	}
+}
+
+// Stop ends the data phase: senders stop, blocked reads and writes
+// return, a last partial interval is reported and totals are computed.
+// It is safe to call more than once.
+func (t *Test) Stop() {
+	t.stopOnce.Do(func() {
+		now := time.Now()
+		t.stop.Store(true)
+		for _, s := range t.Streams {
+			s.stopped.Store(true)
+			s.interrupt()
+		}
+		close(t.quit)
+		if !t.epoch.IsZero() {
+			<-t.sampled
+		}
+		t.wg.Wait()
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.epoch.IsZero() {
+			return
+		}
+		t.ended = now
+		// The last partial interval is reported unless it is a sliver;
+		// TCP_INFO is read in any case.
+		t.sampleLocked(now, now.Sub(t.lastTick) > t.cfg.Interval/20)
+		if t.omitting { // stopped inside the omit period: nothing measured
+			t.resetLocked(now)
+		}
+		t.cpu = cpuusage.Between(t.cpuStart, cpuusage.Now())
+		t.totals = t.computeTotals()
+	})
+}
+
+func (t *Test) computeTotals() []StreamTotal {
+	secs := t.ended.Sub(t.measStart).Seconds()
+	out := make([]StreamTotal, len(t.Streams))
+	for i, s := range t.Streams {
+		tr := &t.track[i]
+		st := StreamTotal{ID: s.ID, Socket: s.Socket, Sender: s.Sender, Reverse: s.Reverse, UDP: s.UDP,
+			Bytes: s.Bytes() - tr.baseBytes, Seconds: secs, Retransmits: -1}
+		if s.UDP {
+			u := s.udpStats()
+			st.Packets = u.Packets - tr.baseUDP.Packets
+			st.Lost = u.Lost - tr.baseUDP.Lost
+			st.OOO = u.OOO - tr.baseUDP.OOO
+			st.JitterMS = u.JitterMS
+			st.OmittedPackets, st.OmittedLost = tr.baseUDP.Packets, tr.baseUDP.Lost
+		}
+		if s.Sender && !s.UDP && tr.lastInfo != nil {
+			last := tr.lastInfo
+			st.HasTCPInfo = true
+			st.Last = last
+			base := tr.baseInfo
+			if base == nil {
+				base = &sockopt.TCPInfo{}
+			}
+			st.Retransmits = int64(last.TotalRetrans) - int64(base.TotalRetrans)
+			st.MaxCwnd, st.MaxSndWnd = tr.maxCwnd, tr.maxSndWnd
+			st.MinRTT, st.MaxRTT = tr.minRTT, tr.maxRTT
+			if tr.nRTT > 0 {
+				st.MeanRTT = uint32(tr.sumRTT / tr.nRTT)
+			}
+			st.BusyUS = sub(last.BusyTime, base.BusyTime)
+			st.RwndUS = sub(last.RwndLimited, base.RwndLimited)
+			st.SndbufUS = sub(last.SndbufLimited, base.SndbufLimited)
+		}
+		if rc := s.RawConn(); rc != nil && !s.UDP {
+			st.SndBuf, st.RcvBuf, _ = sockopt.Buffers(rc)
+		}
+		out[i] = st
+	}
+	return out
+}
+
+func sub(a, b uint64) uint64 {
+	if a < b {
+		return 0
+	}
+	return a - b
+}
+
+// Totals are the per-stream totals; valid after Stop.
+func (t *Test) Totals() []StreamTotal {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.totals
+}
+
+// Intervals are the reported intervals; valid after Stop.
+func (t *Test) Intervals() []Interval {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.intervals
+}
+
+// CPU is this process's CPU use over the test; valid after Stop.
+func (t *Test) CPU() cpuusage.Util {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cpu
+}
+
+// Duration is the measured period (after any omit); valid after Stop.
+func (t *Test) Duration() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ended.Sub(t.measStart)
+}
+
+// CloseStreams closes every stream's socket.
+func (t *Test) CloseStreams() {
+	for _, s := range t.Streams {
+		s.Close()
+	}
+}

@@ -1,0 +1,229 @@
+// Package server is tcptune's iperf3-compatible server. Unlike iperf3 it
+// runs several tests at once (up to MaxTests), telling their data
+// connections apart by cookie; past that it refuses like a busy iperf3.
+// Every read has a deadline and every queue a bound, so garbage, slow
+// or vanished peers cost a log line, not the server.
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/wire"
+)
+
+// Options configure a server.
+type Options struct {
+	Bind        string // -B
+	Port        int    // -p
+	OneOff      bool   // -1
+	MaxTests    int    // --max-tests
+	MaxDuration int    // --server-max-duration, seconds (0 = none)
+	Mode        report.Mode
+	Interval    time.Duration
+	RcvTimeout  time.Duration
+	Out         io.Writer // reports
+	Log         *slog.Logger
+	// Ready, if set, receives the listening address once the server listens.
+	Ready chan<- net.Addr
+}
+
+// Limits on unauthenticated work.
+const (
+	maxPending       = 256              // connections that have not yet sent a cookie
+	handshakeTimeout = 10 * time.Second // to send the cookie
+	paramsTimeout    = 30 * time.Second // to send the parameters
+	streamsTimeout   = 30 * time.Second // to open all data streams
+	resultsTimeout   = 30 * time.Second
+)
+
+// Server serves tests until its context ends.
+type Server struct {
+	o       Options
+	pending chan struct{}
+
+	mu       sync.Mutex
+	tests    map[string]*session // by cookie
+	active   int
+	serial   int
+	udp      *udpMux
+	outMu     sync.Mutex
+	stopServe context.CancelFunc
+}
+
+// New returns a server with defaults filled in.
+func New(o Options) *Server {
+	if o.Port == 0 {
+		o.Port = wire.DefaultPort
+	}
+	if o.MaxTests <= 0 {
+		o.MaxTests = 4
+	}
+	if o.RcvTimeout <= 0 {
+		o.RcvTimeout = 120 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	s := &Server{o: o, pending: make(chan struct{}, maxPending), tests: map[string]*session{}}
+	s.udp = &udpMux{log: o.Log}
+	return s
+}
+
+// ListenAndServe listens on the configured address and serves.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	addr := net.JoinHostPort(s.o.Bind, strconv.Itoa(s.o.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("unable to start listener on %s: %w", addr, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve accepts connections on ln until ctx ends (or, with OneOff,
+// after one test).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	defer ln.Close()
+	s.udp.bind = ln.Addr().(*net.TCPAddr)
+	if s.o.Ready != nil {
+		s.o.Ready <- ln.Addr()
+	}
+	s.banner()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	s.stopServe = cancel
+	s.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			s.o.Log.Warn("accept failed", "err", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		select {
+		case s.pending <- struct{}{}:
+		default:
+			s.o.Log.Warn("refusing connection: too many connections waiting to identify themselves", "peer", c.RemoteAddr().String(), "limit", maxPending)
+			c.Close()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.handle(ctx, c)
+		}()
+	}
+}
+
+func (s *Server) banner() {
+	if s.o.Mode != report.Text {
+		return
+	}
+	s.print("-----------------------------------------------------------\nServer listening on %d (tcptune, up to %d tests at once)\n-----------------------------------------------------------", s.o.Port, s.o.MaxTests)
+}
+
+func (s *Server) print(format string, args ...any) {
+	s.outMu.Lock()
+	defer s.outMu.Unlock()
+	fmt.Fprintf(s.o.Out, format+"\n", args...)
+}
+
+// lockedOut serialises writes of concurrent tests to the output.
+func (s *Server) lockedOut() io.Writer { return lockedWriter{s} }
+
+type lockedWriter struct{ s *Server }
+
+func (w lockedWriter) Write(b []byte) (int, error) {
+	w.s.outMu.Lock()
+	defer w.s.outMu.Unlock()
+	return w.s.o.Out.Write(b)
+}
+
+// handle reads a new connection's cookie and routes it: a data stream
+// of a test that awaits streams, or the control connection of a new test.
+func (s *Server) handle(ctx context.Context, c net.Conn) {
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			<-s.pending
+		}
+	}
+	defer release()
+	c.SetReadDeadline(time.Now().Add(handshakeTimeout))
+	var cookie [wire.CookieSize]byte
+	if _, err := io.ReadFull(c, cookie[:]); err != nil {
+		s.o.Log.Warn("closing connection: no cookie", "peer", c.RemoteAddr().String(), "err", err)
+		c.Close()
+		return
+	}
+	if !wire.ValidCookie(cookie) {
+		s.o.Log.Warn("closing connection: garbage instead of a cookie", "peer", c.RemoteAddr().String(), "bytes", printable(cookie[:16]))
+		wire.WriteState(c, wire.AccessDenied)
+		c.Close()
+		return
+	}
+	key := string(cookie[:])
+	s.mu.Lock()
+	if t, ok := s.tests[key]; ok {
+		s.mu.Unlock()
+		if !t.offerStream(c) {
+			s.o.Log.Warn("closing connection: its test is not accepting streams", "peer", c.RemoteAddr().String(), "test", t.serial)
+			wire.WriteState(c, wire.AccessDenied)
+			c.Close()
+		}
+		return
+	}
+	if s.active >= s.o.MaxTests {
+		s.mu.Unlock()
+		s.o.Log.Warn("refusing test: busy", "peer", c.RemoteAddr().String(), "running", s.active, "max_tests", s.o.MaxTests)
+		wire.WriteState(c, wire.AccessDenied)
+		c.Close()
+		return
+	}
+	s.active++
+	s.serial++
+	t := newSession(s, c, cookie, s.serial)
+	s.tests[key] = t
+	s.mu.Unlock()
+	release() // a test slot now bounds it
+	t.run(ctx)
+	s.mu.Lock()
+	delete(s.tests, key)
+	s.active--
+	s.mu.Unlock()
+	if s.o.OneOff {
+		s.mu.Lock()
+		s.stopServe()
+		s.mu.Unlock()
+	}
+}
+
+func printable(b []byte) string {
+	return string(bytes.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e {
+			return '.'
+		}
+		return r
+	}, b))
+}

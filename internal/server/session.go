@@ -1,0 +1,452 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/affinity"
+	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/sockopt"
+	"github.com/tcptune/tcptune/internal/version"
+	"github.com/tcptune/tcptune/internal/wire"
+)
+
+// session is one test on the server.
+type session struct {
+	srv    *Server
+	ctrl   net.Conn
+	cookie [wire.CookieSize]byte
+	serial int
+	params *wire.Params
+	// streams receives data connections while the test awaits them.
+	streams chan net.Conn
+	open    chan struct{} // closed while streams are accepted
+	pr      *report.Printer
+	text    bytes.Buffer // the text report, for --get-server-output
+	test    *engine.Test
+	udpIDs  []string
+	udpUsed bool
+}
+
+func newSession(s *Server, c net.Conn, cookie [wire.CookieSize]byte, serial int) *session {
+	return &session{srv: s, ctrl: c, cookie: cookie, serial: serial}
+}
+
+// offerStream hands a data connection to the test if it awaits streams.
+func (t *session) offerStream(c net.Conn) bool {
+	if t.streams == nil {
+		return false
+	}
+	select {
+	case <-t.open:
+	default:
+		return false
+	}
+	select {
+	case t.streams <- c:
+		return true
+	default:
+		return false
+	}
+}
+
+func (t *session) logf(format string, args ...any) {
+	t.srv.o.Log.Warn(fmt.Sprintf(format, args...), "test", t.serial, "peer", t.ctrl.RemoteAddr().String())
+}
+
+// fail sends SERVER_ERROR with the i_errno of err and logs.
+func (t *session) fail(err error) {
+	var we *wire.Error
+	code := wire.IERecvParams
+	if errors.As(err, &we) {
+		code = we.Code
+	}
+	t.ctrl.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	wire.WriteServerError(t.ctrl, code, 0)
+	t.logf("%v", err)
+}
+
+func (t *session) run(ctx context.Context) {
+	defer t.ctrl.Close()
+	defer func() {
+		if t.udpUsed {
+			t.srv.udp.drop(t.udpIDs)
+		}
+	}()
+	if tc, ok := t.ctrl.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	t.ctrl.SetDeadline(time.Now().Add(paramsTimeout))
+	if err := wire.WriteState(t.ctrl, wire.ParamExchange); err != nil {
+		t.logf("control connection: %v", err)
+		return
+	}
+	body, err := wire.ReadJSON(t.ctrl, wire.MaxParamsJSON)
+	if err != nil {
+		t.fail(fmt.Errorf("%w: %v", wire.Errorf(wire.IERecvParams), err))
+		return
+	}
+	p, err := wire.ParseParams(body)
+	if err != nil {
+		t.fail(err)
+		return
+	}
+	if max := t.srv.o.MaxDuration; max > 0 && (p.Time == 0 || p.Time+p.Omit > max) {
+		t.fail(wire.Errorf(wire.IEMaxDuration))
+		return
+	}
+	t.params = p
+	if p.ServerAffinity >= 0 {
+		if err := affinity.Pin(p.ServerAffinity); err != nil {
+			t.logf("%v", err)
+		}
+	}
+	if t.srv.o.Mode == report.Text {
+		// Text is printed live and kept for --get-server-output.
+		t.pr = report.NewPrinter(io.MultiWriter(t.srv.lockedOut(), &t.text), report.Text)
+	} else {
+		t.pr = report.NewPrinter(&t.text, report.JSON)
+	}
+	t.pr.Textf("Accepted connection from %s", hostPortText(t.ctrl.RemoteAddr()))
+	streams, err := t.acceptStreams(ctx)
+	if err != nil {
+		t.fail(err)
+		for _, s := range streams {
+			s.Close()
+		}
+		return
+	}
+	t.ctrl.SetDeadline(time.Time{})
+	t.serve(ctx, streams)
+}
+
+func hostPortText(a net.Addr) string {
+	h, p, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	return h + ", port " + p
+}
+
+// expected is how many data streams the test opens.
+func (t *session) expected() int {
+	if t.params.Bidirectional {
+		return 2 * t.params.Parallel
+	}
+	return t.params.Parallel
+}
+
+// role of the i-th accepted stream: the first N the server receives on,
+// the next N (--bidir) it sends on; with -R it sends on all.
+func (t *session) role(i int) (sender, reverse bool) {
+	n := t.params.Parallel
+	switch {
+	case t.params.Bidirectional:
+		return i >= n, i >= n
+	case t.params.Reverse:
+		return true, false
+	}
+	return false, false
+}
+
+func streamID(i int) int {
+	if i == 0 {
+		return 1
+	}
+	return i + 2
+}
+
+func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
+	n := t.expected()
+	deadline := time.NewTimer(streamsTimeout)
+	defer deadline.Stop()
+	var streams []*engine.Stream
+	if t.params.UDP {
+		w, err := t.srv.udp.expect(ctrlIP(t.ctrl), n)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamAccept), err)
+		}
+		t.udpUsed = true
+		defer t.srv.udp.cancel(w)
+		if err := wire.WriteState(t.ctrl, wire.CreateStreams); err != nil {
+			return nil, err
+		}
+		for i := 0; i < n; i++ {
+			select {
+			case addr := <-w.addrs:
+				sender, reverse := t.role(i)
+				s := t.srv.udp.stream(streamID(i), addr, sender)
+				s.Reverse = reverse
+				streams = append(streams, s)
+				t.udpIDs = append(t.udpIDs, addr.String())
+			case <-deadline.C:
+				return streams, fmt.Errorf("%w: only %d of %d UDP streams arrived", wire.Errorf(wire.IEStreamAccept), i, n)
+			case <-ctx.Done():
+				return streams, wire.Errorf(wire.IEServerTerm)
+			}
+		}
+		return streams, nil
+	}
+	t.streams = make(chan net.Conn, n)
+	t.open = make(chan struct{})
+	close(t.open)
+	defer func() { t.open = make(chan struct{}) }()
+	if err := wire.WriteState(t.ctrl, wire.CreateStreams); err != nil {
+		return nil, err
+	}
+	opts := sockopt.Options{Window: t.params.Window, Congestion: t.params.Congestion, TOS: t.params.TOS, FQRate: t.params.FQRate}
+	for i := 0; i < n; i++ {
+		select {
+		case c := <-t.streams:
+			if tc, ok := c.(*net.TCPConn); ok {
+				tc.SetNoDelay(t.params.NoDelay)
+				if rc, err := tc.SyscallConn(); err == nil {
+					if err := opts.Apply(rc, isV6(c)); err != nil {
+						t.logf("%v", err)
+					}
+				}
+			}
+			c.SetDeadline(time.Time{})
+			sender, reverse := t.role(i)
+			s := engine.NewTCPStream(streamID(i), c, sender)
+			s.Reverse = reverse
+			streams = append(streams, s)
+		case <-deadline.C:
+			return streams, fmt.Errorf("%w: only %d of %d streams arrived", wire.Errorf(wire.IEStreamAccept), i, n)
+		case <-ctx.Done():
+			return streams, wire.Errorf(wire.IEServerTerm)
+		}
+	}
+	return streams, nil
+}
+
+func isV6(c net.Conn) bool {
+	a, ok := c.LocalAddr().(*net.TCPAddr)
+	return ok && a.IP.To4() == nil
+}
+
+func ctrlIP(c net.Conn) net.IP {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP
+	}
+	return nil
+}
+
+func (t *session) meta(streams []*engine.Stream) report.Meta {
+	h, p, _ := net.SplitHostPort(t.ctrl.RemoteAddr().String())
+	port := 0
+	fmt.Sscan(p, &port)
+	m := report.Meta{Server: true, Host: h, Port: port, Cookie: wire.CookieString(t.cookie), Params: *t.params,
+		BlockLen: t.params.BlockLen(1460), Started: time.Now(), Version: version.IperfString(), SystemInfo: version.SystemInfo()}
+	if tc, ok := t.ctrl.(*net.TCPConn); ok {
+		if rc, err := tc.SyscallConn(); err == nil {
+			m.MSS, _ = sockopt.MSS(rc)
+		}
+	}
+	for _, s := range streams {
+		lh, lp := splitAddr(s.Local)
+		rh, rp := splitAddr(s.Remote)
+		m.Connected = append(m.Connected, report.Conn{ID: s.ID, Socket: s.Socket, LocalHost: lh, LocalPort: lp, RemoteHost: rh, RemotePort: rp})
+		t.pr.Textf("[%3d] local %s port %d connected to %s port %d", s.ID, lh, lp, rh, rp)
+	}
+	if rc := streams[0].RawConn(); rc != nil {
+		m.SndBufActual, m.RcvBufActual, _ = sockopt.Buffers(rc)
+		if cc, err := sockopt.Congestion(rc); err == nil {
+			m.CongestionCC = cc
+		}
+	}
+	return m
+}
+
+func splitAddr(a net.Addr) (string, int) {
+	if a == nil {
+		return "", 0
+	}
+	h, p, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String(), 0
+	}
+	n := 0
+	fmt.Sscan(p, &n)
+	return h, n
+}
+
+// serve runs the data phase and the end of the test.
+func (t *session) serve(ctx context.Context, streams []*engine.Stream) {
+	p := t.params
+	m := t.meta(streams)
+	sends := false
+	for _, s := range streams {
+		sends = sends || s.Sender
+	}
+	t.pr.Start(m, sends, sockopt.HasTCPInfo && !p.UDP)
+	t.test = engine.NewTest(engine.Config{
+		BlockLen: m.BlockLen, Rate: float64(p.Bandwidth), ZeroCopy: p.ZeroCopy, UDP64: p.UDPCounters64,
+		Interval: t.srv.o.Interval, Omit: time.Duration(p.Omit) * time.Second, OnInterval: t.pr.Interval,
+	}, streams)
+	defer func() {
+		t.test.Stop()
+		t.test.CloseStreams()
+		t.emit()
+	}()
+	if p.UDP {
+		t.srv.udp.register(streams, t.test, p.UDPCounters64)
+	}
+	if err := wire.WriteState(t.ctrl, wire.TestStart); err != nil {
+		t.logf("control connection: %v", err)
+		return
+	}
+	if err := wire.WriteState(t.ctrl, wire.TestRunning); err != nil {
+		t.logf("control connection: %v", err)
+		return
+	}
+	t.test.Start()
+	if !t.waitEnd(ctx) {
+		return
+	}
+	t.test.Stop()
+	t.test.CloseStreams()
+	t.exchange(m)
+}
+
+// waitEnd waits for TEST_END while enforcing the watchdogs. It reports
+// whether the test ended normally.
+func (t *session) waitEnd(ctx context.Context) bool {
+	p := t.params
+	states := make(chan wire.State, 1)
+	errc := make(chan error, 1)
+	go func() {
+		st, err := wire.ReadState(t.ctrl)
+		if err != nil {
+			errc <- err
+			return
+		}
+		states <- st
+	}()
+	var watchdog <-chan time.Time
+	if p.Time > 0 {
+		w := time.NewTimer(time.Duration(p.Time+p.Omit+40) * time.Second)
+		defer w.Stop()
+		watchdog = w.C
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	lastBytes, lastProgress := int64(-1), time.Now()
+	for {
+		select {
+		case st := <-states:
+			switch st {
+			case wire.TestEnd:
+				return true
+			case wire.ClientTerminate:
+				t.logf("the client has terminated")
+			default:
+				t.logf("unexpected control message %v during the test", st)
+				t.failLater(wire.Errorf(wire.IEMessage))
+			}
+			return false
+		case err := <-errc:
+			t.logf("control socket closed unexpectedly: %v", err)
+			return false
+		case <-watchdog:
+			t.logf("test duration watchdog fired: no TEST_END after %d s", p.Time+p.Omit+40)
+			t.failLater(wire.Errorf(wire.IEServerTestExpire))
+			return false
+		case <-ctx.Done():
+			t.ctrl.SetWriteDeadline(time.Now().Add(time.Second))
+			wire.WriteState(t.ctrl, wire.ServerTerminate)
+			return false
+		case now := <-tick.C:
+			if b := t.test.TotalBytes(); b != lastBytes {
+				lastBytes, lastProgress = b, now
+			} else if now.Sub(lastProgress) > t.srv.o.RcvTimeout {
+				t.logf("no data moved for %v", t.srv.o.RcvTimeout)
+				t.failLater(wire.Errorf(wire.IENoMsg))
+				return false
+			}
+		}
+	}
+}
+
+func (t *session) failLater(err *wire.Error) {
+	t.ctrl.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	wire.WriteServerError(t.ctrl, err.Code, 0)
+}
+
+// exchange sends EXCHANGE_RESULTS, swaps results, and finishes.
+func (t *session) exchange(m report.Meta) {
+	t.ctrl.SetDeadline(time.Now().Add(resultsTimeout))
+	if err := wire.WriteState(t.ctrl, wire.ExchangeResults); err != nil {
+		t.logf("control connection: %v", err)
+		return
+	}
+	body, err := wire.ReadJSON(t.ctrl, wire.MaxResultsJSON)
+	if err != nil {
+		t.logf("%v: %v", wire.Errorf(wire.IERecvResults), err)
+		return
+	}
+	peer, err := wire.ParseResults(body)
+	if err != nil {
+		t.logf("%v: %v", wire.Errorf(wire.IERecvResults), err)
+		return
+	}
+	totals := t.test.Totals()
+	cpu := t.test.CPU()
+	sum := report.Summarize(m, totals, peer, cpu)
+	ext := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), SndBuf: m.SndBufActual, RcvBuf: m.RcvBufActual, Streams: engine.ExtStreams(totals)}
+	t.pr.End(sum, ext)
+	res := wire.Results{CPUTotal: cpu.Total, CPUUser: cpu.User, CPUSystem: cpu.System, SenderHasRetransmits: -1, CongestionUsed: m.CongestionCC}
+	for _, st := range totals {
+		if st.Sender {
+			if st.HasTCPInfo {
+				res.SenderHasRetransmits = 1
+			} else if res.SenderHasRetransmits < 0 {
+				res.SenderHasRetransmits = 0
+			}
+		}
+		res.Streams = append(res.Streams, client.WireStream(st))
+	}
+	if raw, err := json.Marshal(ext); err == nil {
+		res.Tcptune = raw
+	}
+	if t.params.GetServerOutput {
+		if t.srv.o.Mode == report.Text {
+			res.ServerOutputText = t.text.String()
+		} else if raw, err := json.Marshal(t.pr.Document()); err == nil {
+			res.ServerOutputJSON = raw
+		}
+	}
+	if err := wire.WriteJSON(t.ctrl, res); err != nil {
+		t.logf("sending results: %v", err)
+		return
+	}
+	if err := wire.WriteState(t.ctrl, wire.DisplayResults); err != nil {
+		t.logf("control connection: %v", err)
+		return
+	}
+	// IPERF_DONE then EOF (3.21+ half-closes first), or EOF alone.
+	t.ctrl.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var one [1]byte
+	if n, _ := t.ctrl.Read(one[:]); n == 1 && wire.State(int8(one[0])) != wire.IperfDone {
+		t.logf("unexpected control message %d after DISPLAY_RESULTS", int8(one[0]))
+	}
+}
+
+// emit prints the test's JSON document (text was printed live).
+func (t *session) emit() {
+	o := t.srv.o
+	t.srv.outMu.Lock()
+	defer t.srv.outMu.Unlock()
+	if o.Mode != report.Text && t.pr != nil {
+		o.Out.Write(report.Indent(t.pr.Document()))
+	}
+}

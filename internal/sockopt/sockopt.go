@@ -1,0 +1,105 @@
+// Package sockopt sets and reads the socket options a throughput test
+// depends on (buffer sizes, MSS, congestion control, TOS, pacing) and
+// reads TCP_INFO. Everything works on a syscall.RawConn so that options
+// can be applied in a Dialer or ListenConfig Control hook, before
+// connect() or listen(), where they fix the window scale.
+//
+// Linux has the full set; other systems support what they portably can
+// and return ErrUnsupported for the rest.
+package sockopt
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"syscall"
+)
+
+// ErrUnsupported is returned for options this OS lacks.
+var ErrUnsupported = fmt.Errorf("not supported on %s", runtime.GOOS)
+
+// Options are applied to a socket before connect or listen.
+type Options struct {
+	Window     int    // SO_SNDBUF and SO_RCVBUF, bytes; 0 = leave autotuning on
+	MSS        int    // TCP_MAXSEG; 0 = default
+	Congestion string // TCP_CONGESTION; "" = default
+	TOS        int    // IP_TOS / IPV6_TCLASS; 0 = default
+	FQRate     int64  // SO_MAX_PACING_RATE in bit/s; 0 = none
+	DontFrag   bool
+}
+
+// Apply sets o on the socket behind rc. Errors name the option.
+func (o Options) Apply(rc syscall.RawConn, ipv6 bool) error {
+	var errs []error
+	if o.Window > 0 {
+		if err := SetBuffers(rc, o.Window); err != nil {
+			errs = append(errs, fmt.Errorf("SO_SNDBUF/SO_RCVBUF %d: %w", o.Window, err))
+		}
+	}
+	if o.MSS > 0 {
+		if err := SetMSS(rc, o.MSS); err != nil {
+			errs = append(errs, fmt.Errorf("TCP_MAXSEG %d: %w", o.MSS, err))
+		}
+	}
+	if o.Congestion != "" {
+		if err := SetCongestion(rc, o.Congestion); err != nil {
+			errs = append(errs, fmt.Errorf("TCP_CONGESTION %q: %w", o.Congestion, err))
+		}
+	}
+	if o.TOS > 0 {
+		if err := SetTOS(rc, o.TOS, ipv6); err != nil {
+			errs = append(errs, fmt.Errorf("TOS %d: %w", o.TOS, err))
+		}
+	}
+	if o.FQRate > 0 {
+		if err := SetPacingRate(rc, o.FQRate/8); err != nil {
+			errs = append(errs, fmt.Errorf("SO_MAX_PACING_RATE: %w", err))
+		}
+	}
+	if o.DontFrag {
+		if err := SetDontFragment(rc, ipv6); err != nil {
+			errs = append(errs, fmt.Errorf("don't-fragment: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// control runs f on the descriptor and joins both errors.
+func control(rc syscall.RawConn, f func(fd uintptr) error) error {
+	var inner error
+	if err := rc.Control(func(fd uintptr) { inner = f(fd) }); err != nil {
+		return err
+	}
+	return inner
+}
+
+// TCPInfo is the subset of Linux's struct tcp_info that tcptune uses.
+// Times are microseconds, sizes bytes, counters cumulative.
+type TCPInfo struct {
+	State         uint8  `json:"state"`
+	SndMSS        uint32 `json:"snd_mss"`
+	RcvMSS        uint32 `json:"rcv_mss"`
+	PMTU          uint32 `json:"pmtu"`
+	RTT           uint32 `json:"rtt"`
+	RTTVar        uint32 `json:"rttvar"`
+	MinRTT        uint32 `json:"min_rtt"`
+	SndCwnd       uint32 `json:"snd_cwnd"` // segments
+	SndSsthresh   uint32 `json:"snd_ssthresh"`
+	TotalRetrans  uint32 `json:"total_retrans"`
+	SndWnd        uint32 `json:"snd_wnd"` // peer's advertised window
+	RcvWnd        uint32 `json:"rcv_wnd"` // our advertised window
+	RcvSpace      uint32 `json:"rcv_space"`
+	NotsentBytes  uint32 `json:"notsent_bytes"`
+	ReordSeen     uint32 `json:"reord_seen"`
+	BusyTime      uint64 `json:"busy_time"`
+	RwndLimited   uint64 `json:"rwnd_limited"`
+	SndbufLimited uint64 `json:"sndbuf_limited"`
+	DeliveryRate  uint64 `json:"delivery_rate"` // bytes/s
+	BytesSent     uint64 `json:"bytes_sent"`
+	BytesRetrans  uint64 `json:"bytes_retrans"`
+	BytesAcked    uint64 `json:"bytes_acked"`
+	BytesReceived uint64 `json:"bytes_received"`
+}
+
+// CwndBytes is the congestion window in bytes.
+func (t *TCPInfo) CwndBytes() uint64 { return uint64(t.SndCwnd) * uint64(t.SndMSS) }

@@ -1,0 +1,118 @@
+// Package stats summarises repeated measurements robustly: median,
+// extremes and a distribution-free confidence interval for the median,
+// so that "test several times" yields a defensible number.
+package stats
+
+import (
+	"math"
+	"sort"
+)
+
+// Summary describes a sample of repeated measurements.
+type Summary struct {
+	N      int     `json:"n"`
+	Median float64 `json:"median"`
+	Mean   float64 `json:"mean"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	StdDev float64 `json:"stddev"`
+	// CILow and CIHigh bound the median with confidence CILevel (0..1).
+	// The interval is taken from order statistics (binomial), so it makes
+	// no assumption about the shape of the distribution. With fewer than
+	// six samples no pair of order statistics reaches 95%; the interval
+	// is then [Min, Max] and CILevel says the confidence actually reached.
+	CILow   float64 `json:"ci_low"`
+	CIHigh  float64 `json:"ci_high"`
+	CILevel float64 `json:"ci_level"`
+}
+
+// Summarize computes a Summary with a target confidence level (e.g. 0.95).
+func Summarize(xs []float64, level float64) Summary {
+	n := len(xs)
+	if n == 0 {
+		return Summary{}
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	var sum float64
+	for _, x := range s {
+		sum += x
+	}
+	mean := sum / float64(n)
+	var ss float64
+	for _, x := range s {
+		ss += (x - mean) * (x - mean)
+	}
+	sd := 0.0
+	if n > 1 {
+		sd = math.Sqrt(ss / float64(n-1))
+	}
+	out := Summary{N: n, Median: Median(s), Mean: mean, Min: s[0], Max: s[n-1], StdDev: sd}
+	lo, hi, got := medianCIIndices(n, level)
+	out.CILow, out.CIHigh, out.CILevel = s[lo], s[hi], got
+	return out
+}
+
+// Median of xs (which need not be sorted).
+func Median(xs []float64) float64 {
+	n := len(xs)
+	if n == 0 {
+		return 0
+	}
+	s := xs
+	if !sort.Float64sAreSorted(s) {
+		s = append([]float64(nil), xs...)
+		sort.Float64s(s)
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// medianCIIndices returns 0-based indices (lo, hi) of the sorted sample
+// such that P(x(lo) <= median <= x(hi)) >= level, choosing the narrowest
+// symmetric pair, and the confidence reached. For small n it returns the
+// full range and its confidence 1 - 2·0.5^n.
+func medianCIIndices(n int, level float64) (int, int, float64) {
+	if n == 1 {
+		return 0, 0, 0
+	}
+	// Coverage of [x(k), x(n-1-k)] (0-based) is 1 - 2·P(B <= k-1)... we
+	// use 1-based j: [x(j), x(n+1-j)] covers with 1 - 2·P(Bin(n,.5) < j).
+	best := 1
+	bestCov := coverage(n, 1)
+	for j := 2; j <= n/2; j++ {
+		c := coverage(n, j)
+		if c < level {
+			break
+		}
+		best, bestCov = j, c
+	}
+	return best - 1, n - best, bestCov
+}
+
+// coverage is 1 - 2·P(Bin(n, 1/2) <= j-1).
+func coverage(n, j int) float64 {
+	var cdf float64
+	for k := 0; k < j; k++ {
+		cdf += binomHalf(n, k)
+	}
+	return 1 - 2*cdf
+}
+
+func binomHalf(n, k int) float64 {
+	lg := lgamma(n+1) - lgamma(k+1) - lgamma(n-k+1)
+	return math.Exp(lg - float64(n)*math.Ln2)
+}
+
+func lgamma(x int) float64 {
+	v, _ := math.Lgamma(float64(x))
+	return v
+}
+
+// Overlaps reports whether two summaries' confidence intervals overlap,
+// i.e. whether their difference is within the noise.
+func Overlaps(a, b Summary) bool {
+	return a.CILow <= b.CIHigh && b.CILow <= a.CIHigh
+}

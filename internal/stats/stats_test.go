@@ -1,0 +1,54 @@
+package stats
+
+import (
+	"math"
+	"testing"
+)
+
+func TestSummarize(t *testing.T) {
+	s := Summarize([]float64{5, 1, 3, 2, 4}, 0.95)
+	if s.Median != 3 || s.Min != 1 || s.Max != 5 || s.N != 5 || s.Mean != 3 {
+		t.Fatalf("bad summary %+v", s)
+	}
+	// n=5: no symmetric pair reaches 95%; the full range has 1-2/32.
+	if s.CILow != 1 || s.CIHigh != 5 || math.Abs(s.CILevel-0.9375) > 1e-9 {
+		t.Fatalf("bad CI %+v", s)
+	}
+	if math.Abs(s.StdDev-math.Sqrt(2.5)) > 1e-9 {
+		t.Fatalf("stddev %v", s.StdDev)
+	}
+}
+
+func TestMedianCILarge(t *testing.T) {
+	xs := make([]float64, 20)
+	for i := range xs {
+		xs[i] = float64(i + 1)
+	}
+	s := Summarize(xs, 0.95)
+	// Known table value: n=20 gives the 6th and 15th order statistics at 95.9%.
+	if s.CILow != 6 || s.CIHigh != 15 {
+		t.Fatalf("CI = [%v, %v] level %v", s.CILow, s.CIHigh, s.CILevel)
+	}
+	if s.CILevel < 0.95 || s.CILevel > 0.97 {
+		t.Fatalf("level %v", s.CILevel)
+	}
+	if s.Median != 10.5 {
+		t.Fatalf("median %v", s.Median)
+	}
+}
+
+func TestEdge(t *testing.T) {
+	if s := Summarize(nil, 0.95); s.N != 0 {
+		t.Fatal("empty")
+	}
+	s := Summarize([]float64{7}, 0.95)
+	if s.Median != 7 || s.CILow != 7 || s.CIHigh != 7 {
+		t.Fatalf("%+v", s)
+	}
+	if !Overlaps(Summarize([]float64{1, 2, 3}, .95), Summarize([]float64{3, 4, 5}, .95)) {
+		t.Fatal("overlap")
+	}
+	if Overlaps(Summarize([]float64{1, 2, 3}, .95), Summarize([]float64{4, 5, 6}, .95)) {
+		t.Fatal("no overlap")
+	}
+}

@@ -1,0 +1,81 @@
+// Package sysctl reads (and, for apply, writes) Linux sysctls through
+// /proc/sys under an injectable root, so fixture trees can stand in for
+// a live system. Keys use sysctl's dotted syntax; a "/" inside a
+// component (a VLAN interface such as eth0/100) stands for a literal dot.
+package sysctl
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// FS reads sysctls below Root (normally "/").
+type FS struct {
+	Root string
+}
+
+// Host is the live system.
+var Host = FS{Root: "/"}
+
+// Path maps a dotted key to its file: net.ipv4.tcp_rmem becomes
+// ROOT/proc/sys/net/ipv4/tcp_rmem; net.ipv4.conf.eth0/100.rp_filter
+// becomes .../conf/eth0.100/rp_filter.
+func (f FS) Path(key string) (string, error) {
+	if key == "" || strings.Contains(key, "..") || strings.ContainsAny(key, " \t\n\x00") {
+		return "", fmt.Errorf("invalid sysctl key %q", key)
+	}
+	parts := strings.Split(key, ".")
+	for i, p := range parts {
+		if p == "" {
+			return "", fmt.Errorf("invalid sysctl key %q", key)
+		}
+		parts[i] = strings.ReplaceAll(p, "/", ".")
+	}
+	return filepath.Join(append([]string{f.Root, "proc", "sys"}, parts...)...), nil
+}
+
+// Get returns the value with whitespace (tabs in vectors) folded to
+// single spaces.
+func (f FS) Get(key string) (string, error) {
+	p, err := f.Path(key)
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", fmt.Errorf("sysctl %s: %w", key, err)
+	}
+	return strings.Join(strings.Fields(string(b)), " "), nil
+}
+
+// Ints returns a numeric (possibly vector) value.
+func (f FS) Ints(key string) ([]int64, error) {
+	s, err := f.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, w := range strings.Fields(s) {
+		v, err := strconv.ParseInt(w, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("sysctl %s: %q is not a number", key, w)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("sysctl %s: empty", key)
+	}
+	return out, nil
+}
+
+// Int returns element i of a numeric value, or -1 if unreadable.
+func (f FS) Int(key string, i int) int64 {
+	v, err := f.Ints(key)
+	if err != nil || i >= len(v) {
+		return -1
+	}
+	return v[i]
+}

@@ -1,0 +1,235 @@
+// Package units parses and formats the quantities network engineers type:
+// byte sizes (4M, 4MiB, 4MB), bit rates (1gbit, 10G, 500mbit) and
+// durations (50ms, 0.05s), following iperf3 and sysctl habits.
+//
+// Sizes: a bare K/M/G/T suffix and the IEC forms KiB/MiB/GiB/TiB are
+// binary (×1024), as in iperf3's -w/-l/-n and in sysctl values; the SI
+// forms KB/MB/GB/TB are decimal (×1000). Rates are always decimal bits
+// per second (k=1e3, m=1e6, g=1e9, t=1e12), as in iperf3's -b; a trailing
+// "B/s" or "Bps" means bytes per second and is multiplied by 8.
+package units
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// splitNumber splits "12.5MiB" into 12.5 and "MiB".
+func splitNumber(s string) (float64, string, error) {
+	s = strings.TrimSpace(s)
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || (i == 0 && (s[i] == '+' || s[i] == '-'))) {
+		i++
+	}
+	if i == 0 {
+		return 0, "", fmt.Errorf("%q is not a number", s)
+	}
+	v, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, "", fmt.Errorf("%q is not a number", s)
+	}
+	return v, strings.TrimSpace(s[i:]), nil
+}
+
+var sizeSuffix = map[string]float64{
+	"": 1, "b": 1, "byte": 1, "bytes": 1,
+	"k": 1 << 10, "kib": 1 << 10, "kb": 1e3,
+	"m": 1 << 20, "mib": 1 << 20, "mb": 1e6,
+	"g": 1 << 30, "gib": 1 << 30, "gb": 1e9,
+	"t": 1 << 40, "tib": 1 << 40, "tb": 1e12,
+}
+
+// ParseBytes parses a byte size such as "4M" (4 MiB), "4MiB", "4MB"
+// (4,000,000) or "131072". Negative and fractional byte counts are errors.
+func ParseBytes(s string) (int64, error) {
+	v, suf, err := splitNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	mult, ok := sizeSuffix[strings.ToLower(suf)]
+	if !ok {
+		return 0, fmt.Errorf("%q: unknown size unit %q (use K, M, G, KiB, MiB, GiB, KB, MB, GB)", s, suf)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%q: size must not be negative", s)
+	}
+	b := v * mult
+	if b > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%q: size too large", s)
+	}
+	if b != math.Trunc(b) {
+		return 0, fmt.Errorf("%q: not a whole number of bytes", s)
+	}
+	return int64(b), nil
+}
+
+// DescribeBytesUnit says how a size string was interpreted, for help
+// texts and for warnings when a user types an ambiguous unit.
+func DescribeBytesUnit(s string) string {
+	_, suf, err := splitNumber(s)
+	if err != nil {
+		return ""
+	}
+	switch strings.ToLower(suf) {
+	case "k", "m", "g", "t":
+		return fmt.Sprintf("%s read as binary (%siB, ×1024)", s, strings.ToUpper(suf))
+	case "kb", "mb", "gb", "tb":
+		return fmt.Sprintf("%s read as decimal (SI, ×1000); use %siB for binary", s, strings.ToUpper(suf[:1]))
+	}
+	return ""
+}
+
+var rateSuffix = map[string]float64{
+	"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12,
+}
+
+// ParseRate parses a bit rate: "1gbit", "10G", "500mbit", "100M", "1.5g",
+// "100Mbps" (bits) or "125MB/s" (bytes per second, ×8). It returns bits/s.
+func ParseRate(s string) (float64, error) {
+	v, suf, err := splitNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%q: rate must not be negative", s)
+	}
+	low := strings.ToLower(suf)
+	bytes := false
+	switch {
+	case strings.HasSuffix(suf, "B/s"), strings.HasSuffix(suf, "Bps"):
+		bytes = true
+		low = strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(suf, "B/s"), "Bps"))
+	case strings.HasSuffix(low, "bit/s"):
+		low = strings.TrimSuffix(low, "bit/s")
+	case strings.HasSuffix(low, "bits"):
+		low = strings.TrimSuffix(low, "bits")
+	case strings.HasSuffix(low, "bit"):
+		low = strings.TrimSuffix(low, "bit")
+	case strings.HasSuffix(low, "bps"):
+		low = strings.TrimSuffix(low, "bps")
+	case strings.HasSuffix(low, "b") && len(low) == 2:
+		low = strings.TrimSuffix(low, "b")
+	}
+	mult, ok := rateSuffix[low]
+	if !ok {
+		return 0, fmt.Errorf("%q: unknown rate unit %q (use k, m, g, t with optional bit, e.g. 1gbit, 500M)", s, suf)
+	}
+	r := v * mult
+	if bytes {
+		r *= 8
+	}
+	return r, nil
+}
+
+// ParseDuration parses "50ms", "0.05s", "2m", "1h", "250us" or a bare number
+// of seconds ("5").
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f < 0 || math.IsNaN(f) || f > 1e9 {
+			return 0, fmt.Errorf("%q: duration out of range", s)
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(strings.ReplaceAll(s, "µ", "u"))
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (e.g. 50ms, 0.05s)", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%q: duration must not be negative", s)
+	}
+	return d, nil
+}
+
+// FormatBytes formats a byte count the way iperf3 does in its text
+// output: binary multiples with a "Bytes" suffix ("3.98 GBytes").
+func FormatBytes(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GBytes", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.2f MBytes", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.2f KBytes", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f Bytes", b)
+}
+
+// FormatRate formats bits per second as iperf3 does ("34.2 Gbits/sec").
+func FormatRate(bps float64) string {
+	switch {
+	case bps >= 1e9:
+		return fmt.Sprintf("%.3g Gbits/sec", bps/1e9)
+	case bps >= 1e6:
+		return fmt.Sprintf("%.3g Mbits/sec", bps/1e6)
+	case bps >= 1e3:
+		return fmt.Sprintf("%.3g Kbits/sec", bps/1e3)
+	}
+	return fmt.Sprintf("%.0f bits/sec", bps)
+}
+
+// FormatRateUnit formats bits per second in a fixed unit chosen by an
+// iperf3 -f letter: k, m, g, t (bits) or K, M, G, T (bytes); 'a' is adaptive.
+func FormatRateUnit(bps float64, unit byte) string {
+	switch unit {
+	case 'k':
+		return fmt.Sprintf("%.0f Kbits/sec", bps/1e3)
+	case 'm':
+		return fmt.Sprintf("%.1f Mbits/sec", bps/1e6)
+	case 'g':
+		return fmt.Sprintf("%.2f Gbits/sec", bps/1e9)
+	case 't':
+		return fmt.Sprintf("%.3f Tbits/sec", bps/1e12)
+	case 'K':
+		return fmt.Sprintf("%.0f KBytes/sec", bps/8/1024)
+	case 'M':
+		return fmt.Sprintf("%.1f MBytes/sec", bps/8/(1<<20))
+	case 'G':
+		return fmt.Sprintf("%.2f GBytes/sec", bps/8/(1<<30))
+	case 'T':
+		return fmt.Sprintf("%.3f TBytes/sec", bps/8/(1<<40))
+	}
+	return FormatRate(bps)
+}
+
+// FormatSize formats a size compactly for explanations ("6.0 MB" uses
+// decimal megabytes as network engineers quote BDPs; binary sizes get iB).
+func FormatSize(b float64) string {
+	switch {
+	case b >= 1e9:
+		return fmt.Sprintf("%.1f GB", b/1e9)
+	case b >= 1e6:
+		return fmt.Sprintf("%.1f MB", b/1e6)
+	case b >= 1e3:
+		return fmt.Sprintf("%.0f KB", b/1e3)
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
+
+// FormatRateShort formats bits/s compactly ("960 Mbit/s").
+func FormatRateShort(bps float64) string {
+	switch {
+	case bps >= 1e9:
+		return fmt.Sprintf("%.3g Gbit/s", bps/1e9)
+	case bps >= 1e6:
+		return fmt.Sprintf("%.3g Mbit/s", bps/1e6)
+	case bps >= 1e3:
+		return fmt.Sprintf("%.3g kbit/s", bps/1e3)
+	}
+	return fmt.Sprintf("%.0f bit/s", bps)
+}
+
+// FormatDuration formats a duration in ms with sensible precision.
+func FormatDuration(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
+	switch {
+	case ms >= 100:
+		return fmt.Sprintf("%.0f ms", ms)
+	case ms >= 1:
+		return fmt.Sprintf("%.1f ms", ms)
+	}
+	return fmt.Sprintf("%.0f µs", ms*1000)
+}

@@ -1,0 +1,75 @@
+package units
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseBytes(t *testing.T) {
+	cases := map[string]int64{
+		"131072": 131072, "4M": 4 << 20, "4MiB": 4 << 20, "4MB": 4000000,
+		"256K": 256 << 10, "256k": 256 << 10, "1G": 1 << 30, "1.5K": 1536, "2GB": 2e9,
+	}
+	for in, want := range cases {
+		got, err := ParseBytes(in)
+		if err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "abc", "-4M", "4X", "1.3", "NaN"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q): want error", bad)
+		}
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	cases := map[string]float64{
+		"1gbit": 1e9, "10G": 10e9, "500mbit": 500e6, "100M": 100e6, "1.5g": 1.5e9,
+		"100Mbps": 100e6, "125MB/s": 1e9, "2.5gbit": 2.5e9, "0": 0, "64k": 64e3, "1Gb": 1e9,
+	}
+	for in, want := range cases {
+		got, err := ParseRate(in)
+		if err != nil || got != want {
+			t.Errorf("ParseRate(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "fast", "-1g", "1x"} {
+		if _, err := ParseRate(bad); err == nil {
+			t.Errorf("ParseRate(%q): want error", bad)
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	cases := map[string]time.Duration{
+		"50ms": 50 * time.Millisecond, "0.05s": 50 * time.Millisecond, "5": 5 * time.Second,
+		"200us": 200 * time.Microsecond, "1m": time.Minute,
+	}
+	for in, want := range cases {
+		got, err := ParseDuration(in)
+		if err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "soon", "-5ms", "-1"} {
+		if _, err := ParseDuration(bad); err == nil {
+			t.Errorf("ParseDuration(%q): want error", bad)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	if got := FormatRate(34.2e9); got != "34.2 Gbits/sec" {
+		t.Errorf("FormatRate = %q", got)
+	}
+	if got := FormatBytes(4 << 30); got != "4.00 GBytes" {
+		t.Errorf("FormatBytes = %q", got)
+	}
+	if got := FormatRateShort(960e6); got != "960 Mbit/s" {
+		t.Errorf("FormatRateShort = %q", got)
+	}
+	if got := DescribeBytesUnit("4MB"); got == "" {
+		t.Errorf("DescribeBytesUnit empty")
+	}
+}

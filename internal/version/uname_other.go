@@ -1,0 +1,5 @@
+//go:build !linux
+
+package version
+
+func uname() string { return "" }

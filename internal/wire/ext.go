@@ -1,0 +1,31 @@
+package wire
+
+// Ext is what a tcptune peer adds to its results under the key
+// "tcptune" (iperf3 ignores unknown keys): its sending sockets'
+// TCP_INFO figures, so that the other side can attribute the limit of a
+// transfer it only received (-R, --bidir).
+type Ext struct {
+	Version string      `json:"version"`
+	Cores   int         `json:"cores"`
+	SndBuf  int         `json:"sndbuf_actual"`
+	RcvBuf  int         `json:"rcvbuf_actual"`
+	Streams []ExtStream `json:"streams"`
+}
+
+// ExtStream is one sending stream's sender-side view.
+type ExtStream struct {
+	ID          int     `json:"id"`
+	Seconds     float64 `json:"seconds"`
+	Bytes       int64   `json:"bytes"`
+	BusyUS      uint64  `json:"busy_us"`
+	RwndUS      uint64  `json:"rwnd_limited_us"`
+	SndbufUS    uint64  `json:"sndbuf_limited_us"`
+	SndWnd      uint64  `json:"max_snd_wnd"`
+	SndBuf      uint64  `json:"sndbuf"`
+	Cwnd        uint64  `json:"max_snd_cwnd"`
+	RTT         uint32  `json:"mean_rtt"`
+	MinRTT      uint32  `json:"min_rtt"`
+	Retransmits int64   `json:"retransmits"`
+	MSS         uint32  `json:"mss"`
+	PMTU        uint32  `json:"pmtu"`
+}
