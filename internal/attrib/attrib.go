@@ -42,6 +42,7 @@ type Input struct {
 	Streams       int     // number of streams summed in this Input
 	SenderCPU     float64 // sender process CPU, % of one core
 	SenderCores   int     // cores available to the sender
+	ReceiverCPU   float64 // receiver process CPU, % of one core (0 = unknown)
 	TargetRate    float64 // -b per stream, bit/s (0 = unlimited)
 	Window        int     // -w requested, bytes (0 = autotuned)
 	Receiver      string  // receiver's address, for advice
@@ -124,6 +125,14 @@ func Attribute(in Input) Result {
 			r.Advice = "raise net.ipv4.tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal)
 		}
 	case "network":
+		if cpu, who := busiestCPU(in, n); cpu >= 75 && in.MinRTTUS > 0 && in.MinRTTUS < 1000 {
+			// On loopback or a LAN the "congestion window" state of a
+			// CPU-bound sender is the CPU, not the path.
+			r.Limit, r.Share = CPU, sh.Network
+			r.Verdict = fmt.Sprintf("limited by CPU: the %s used %.0f%% of a core per stream on a path with %s minimum RTT", who, cpu, fmtRTT(in.MinRTTUS))
+			r.Advice = "the buffers are not the bottleneck; use more streams (-P), faster cores, or offloads"
+			break
+		}
 		r.Limit, r.Share = Network, sh.Network
 		var parts []string
 		if in.CwndBytes > 0 {
@@ -134,7 +143,7 @@ func Attribute(in Input) Result {
 		}
 		if in.RTTUS > 0 {
 			rttPart := "RTT " + fmtRTT(in.RTTUS)
-			if in.MinRTTUS > 0 && float64(in.RTTUS) > 1.2*float64(in.MinRTTUS) {
+			if in.MinRTTUS > 0 && float64(in.RTTUS) > 1.2*float64(in.MinRTTUS) && in.RTTUS-in.MinRTTUS > 1000 {
 				rttPart += fmt.Sprintf(" (min %s: a queue is filling)", fmtRTT(in.MinRTTUS))
 			}
 			parts = append(parts, rttPart)
@@ -152,14 +161,9 @@ func Attribute(in Input) Result {
 			r.Advice = "raise or drop -b to measure the path"
 			break
 		}
-		cores := in.SenderCores
-		if cores < 1 {
-			cores = 1
-		}
-		perCore := in.SenderCPU / math.Min(float64(n), float64(cores))
-		if in.SenderCPU > 0 && perCore >= 70 {
+		if cpu, who := busiestCPU(in, n); cpu >= 70 {
 			r.Limit = CPU
-			r.Verdict = fmt.Sprintf("limited by CPU: the sender had no data queued %.0f%% of the time while using %.0f%% of a core per stream", 100*sh.Idle, perCore)
+			r.Verdict = fmt.Sprintf("limited by CPU: the sender had no data queued %.0f%% of the time while the %s used %.0f%% of a core per stream", 100*sh.Idle, who, cpu)
 			r.Advice = "the buffers are not the bottleneck; use more streams (-P), faster cores, or offloads"
 		} else {
 			r.Limit = Application
@@ -168,6 +172,20 @@ func Attribute(in Input) Result {
 		}
 	}
 	return r
+}
+
+// busiestCPU is the higher per-stream CPU use of sender and receiver.
+func busiestCPU(in Input, streams int) (float64, string) {
+	cores := in.SenderCores
+	if cores < 1 {
+		cores = 1
+	}
+	div := math.Min(float64(streams), float64(cores))
+	s, r := in.SenderCPU/div, in.ReceiverCPU/div
+	if r > s {
+		return r, "receiver"
+	}
+	return s, "sender"
 }
 
 func where(addr string, local bool) string {

@@ -42,6 +42,10 @@ func TestNetworkAndCPU(t *testing.T) {
 	if r.Limit != Network || !strings.Contains(r.Verdict, "90 retransmits") || !strings.Contains(r.Verdict, "queue") {
 		t.Fatalf("%s", r)
 	}
+	r = Attribute(Input{WallUS: 1e6, BusyUS: 9.6e5, CwndBytes: 1e6, RTTUS: 160, MinRTTUS: 4, SenderCPU: 90, ReceiverCPU: 60, SenderCores: 2, Streams: 1})
+	if r.Limit != CPU || !strings.Contains(r.Verdict, "sender used 90%") {
+		t.Fatalf("loopback: %s", r)
+	}
 	r = Attribute(Input{WallUS: 1e6, BusyUS: 2e5, SenderCPU: 99, SenderCores: 2, Streams: 1})
 	if r.Limit != CPU {
 		t.Fatalf("%s", r)

@@ -126,10 +126,10 @@ func (s *session) context(in *attrib.Input, localSends bool, local, remote strin
 	in.SenderIsLocal = localSends
 	if localSends {
 		in.Sender, in.Receiver = local, remote
-		in.SenderCPU, in.SenderCores = sum.CPU.Total, runtime.NumCPU()
+		in.SenderCPU, in.SenderCores, in.ReceiverCPU = sum.CPU.Total, runtime.NumCPU(), sum.RemoteCPU.Total
 	} else {
 		in.Sender, in.Receiver = remote, local
-		in.SenderCPU, in.SenderCores = sum.RemoteCPU.Total, remoteCores
+		in.SenderCPU, in.SenderCores, in.ReceiverCPU = sum.RemoteCPU.Total, remoteCores, sum.CPU.Total
 	}
 }
 

@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/tcptune/tcptune/internal/engine"
 )
@@ -28,7 +27,7 @@ func StartObj(m Meta) Obj {
 		{"connected", conns},
 		{"version", m.Version},
 		{"system_info", m.SystemInfo},
-		{"timestamp", Obj{{"time", m.Started.UTC().Format(time.RFC1123)}, {"timesecs", m.Started.Unix()}, {"timemillisecs", m.Started.UnixMilli()}}},
+		{"timestamp", Obj{{"time", m.Started.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT")}, {"timesecs", m.Started.Unix()}, {"timemillisecs", m.Started.UnixMilli()}}},
 	}
 	if m.Server {
 		o = append(o, KV{"accepted_connection", Obj{{"host", m.Host}, {"port", m.Port}}})

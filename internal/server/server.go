@@ -7,6 +7,7 @@ package server
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -49,7 +50,8 @@ const (
 // Server serves tests until its context ends.
 type Server struct {
 	o       Options
-	pending chan struct{}
+	pending *list.List // connections that have not sent a cookie yet
+	evicted int
 
 	mu       sync.Mutex
 	tests    map[string]*session // by cookie
@@ -77,7 +79,7 @@ func New(o Options) *Server {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &Server{o: o, pending: make(chan struct{}, maxPending), tests: map[string]*session{}}
+	s := &Server{o: o, pending: list.New(), tests: map[string]*session{}}
 	s.udp = &udpMux{log: o.Log}
 	return s
 }
@@ -120,17 +122,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		select {
-		case s.pending <- struct{}{}:
-		default:
-			s.o.Log.Warn("refusing connection: too many connections waiting to identify themselves", "peer", c.RemoteAddr().String(), "limit", maxPending)
-			c.Close()
-			continue
-		}
+		el := s.admit(c)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.handle(ctx, c)
+			s.handle(ctx, c, el)
 		}()
 	}
 }
@@ -148,6 +144,26 @@ func (s *Server) print(format string, args ...any) {
 	fmt.Fprintf(s.o.Out, format+"\n", args...)
 }
 
+// admit records a connection that has not yet identified itself. When
+// maxPending are already waiting, the oldest is closed: idle connections
+// (slowloris) cannot lock out real clients.
+func (s *Server) admit(c net.Conn) *list.Element {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending.Len() >= maxPending {
+		old := s.pending.Front()
+		oc := old.Value.(net.Conn)
+		s.pending.Remove(old)
+		old.Value = nil
+		oc.Close()
+		s.evicted++
+		if s.evicted%100 == 1 {
+			s.o.Log.Warn("closing the oldest connections that sent no cookie", "waiting", maxPending, "closed_so_far", s.evicted)
+		}
+	}
+	return s.pending.PushBack(c)
+}
+
 // lockedOut serialises writes of concurrent tests to the output.
 func (s *Server) lockedOut() io.Writer { return lockedWriter{s} }
 
@@ -161,12 +177,17 @@ func (w lockedWriter) Write(b []byte) (int, error) {
 
 // handle reads a new connection's cookie and routes it: a data stream
 // of a test that awaits streams, or the control connection of a new test.
-func (s *Server) handle(ctx context.Context, c net.Conn) {
+func (s *Server) handle(ctx context.Context, c net.Conn, el *list.Element) {
 	released := false
 	release := func() {
 		if !released {
 			released = true
-			<-s.pending
+			s.mu.Lock()
+			if el.Value != nil {
+				s.pending.Remove(el)
+				el.Value = nil
+			}
+			s.mu.Unlock()
 		}
 	}
 	defer release()
@@ -226,4 +247,11 @@ func printable(b []byte) string {
 		}
 		return r
 	}, b))
+}
+
+// Active is the number of tests running now.
+func (s *Server) Active() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.active
 }

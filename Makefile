@@ -1,0 +1,53 @@
+# tcptune — see README.md. `make demo` runs the main job; `make test` runs
+# every test (installing what it needs) and the cross-builds.
+GO      ?= go
+BIN     := bin/tcptune
+PKGS    := ./...
+OSES    := linux freebsd darwin windows illumos
+
+.PHONY: all build test unit deps cross fuzz demo bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/tcptune
+
+# Debian packages the tests use: iperf3 (the interop peer), iproute2 (ip,
+# ss) and procps (sysctl).
+deps:
+	@missing=""; \
+	command -v iperf3 >/dev/null 2>&1 || missing="$$missing iperf3"; \
+	command -v ip >/dev/null 2>&1 || missing="$$missing iproute2"; \
+	command -v sysctl >/dev/null 2>&1 || missing="$$missing procps"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+test: deps build
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 -timeout 12m $(PKGS)
+	$(MAKE) --no-print-directory fuzz cross
+
+unit:
+	$(GO) test -count=1 -short $(PKGS)
+
+# A short run of the control-message fuzzer (go test -fuzz).
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzControl -fuzztime 10s ./internal/wire/
+
+cross:
+	@for os in $(OSES); do \
+		echo "cross: GOOS=$$os"; \
+		GOOS=$$os GOARCH=amd64 $(GO) build -o /dev/null ./cmd/tcptune || exit 1; \
+	done
+
+demo: build
+	./scripts/demo.sh
+
+bench: build
+	./bench/loopback.sh
+
+clean:
+	rm -rf bin dist

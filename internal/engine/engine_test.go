@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"encoding/binary"
+	"math"
+	"net"
+	"testing"
+	"time"
+)
+
+func datagram(seq uint32, sec, usec uint32) []byte {
+	b := make([]byte, 64)
+	binary.BigEndian.PutUint32(b[0:], sec)
+	binary.BigEndian.PutUint32(b[4:], usec)
+	binary.BigEndian.PutUint32(b[8:], seq)
+	return b
+}
+
+func TestUDPAccounting(t *testing.T) {
+	s := &Stream{UDP: true}
+	// 1, 2, 5 (3 and 4 lost), 4 (late: out of order, one fewer lost), 6.
+	for i, seq := range []uint32{1, 2, 5, 4, 6} {
+		s.feed(datagram(seq, 0, uint32(i)*1000), float64(i)*0.001, false)
+	}
+	u := s.udpStats()
+	if u.Packets != 6 || u.Lost != 1 || u.OOO != 1 {
+		t.Fatalf("got %+v, want packets 6 lost 1 ooo 1", u)
+	}
+	if u.JitterMS != 0 {
+		t.Fatalf("constant transit must give zero jitter, got %v", u.JitterMS)
+	}
+	if s.Bytes() != 5*64 {
+		t.Fatalf("bytes %d", s.Bytes())
+	}
+	// Jitter: transit alternates by 1 ms; J converges towards 1 ms.
+	j := &Stream{UDP: true}
+	for i := 0; i < 400; i++ {
+		arr := float64(i)*0.01 + float64(i%2)*0.001
+		j.feed(datagram(uint32(i+1), uint32(i/100), uint32(i%100)*10000), arr, false)
+	}
+	if got := j.udpStats().JitterMS; math.Abs(got-1) > 0.05 {
+		t.Fatalf("jitter %v ms, want ~1", got)
+	}
+	// Short or stopped datagrams are ignored.
+	j.feed([]byte{1, 2, 3}, 0, false)
+	j.stopped.Store(true)
+	j.feed(datagram(999, 0, 0), 0, false)
+	if j.udpStats().Packets != 400 {
+		t.Fatal("ignored datagrams counted")
+	}
+}
+
+func TestUDPMagic(t *testing.T) {
+	if !IsUDPReply([]byte{0x36, 0x37, 0x38, 0x39}) || !IsUDPReply([]byte{0x3a, 0xde, 0x68, 0xb1}) || IsUDPReply([]byte{1, 2, 3, 4}) {
+		t.Fatal("reply magic")
+	}
+	if !IsUDPConnect(UDPConnectMsg) || IsUDPConnect([]byte{0, 0, 0, 0}) {
+		t.Fatal("connect magic")
+	}
+}
+
+func TestLimit(t *testing.T) {
+	l := NewLimit(1000, 0, 100)
+	l.add(600, 1)
+	select {
+	case <-l.Done():
+		t.Fatal("fired early")
+	default:
+	}
+	l.add(600, 1)
+	<-l.Done()
+	k := NewLimit(0, 3, 100)
+	k.add(250, 0) // a receiver counts blocks by volume
+	select {
+	case <-k.Done():
+		t.Fatal("fired early")
+	default:
+	}
+	k.add(50, 0)
+	<-k.Done()
+	var none *Limit
+	none.add(1, 1) // nil-safe
+}
+
+// TestLoopbackTest runs the data phase over a real loopback TCP pair
+// with an omitted first period, and checks the accounting.
+func TestLoopbackTest(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan net.Conn, 1)
+	go func() { c, _ := ln.Accept(); acc <- c }()
+	cc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := <-acc
+	var ivs []Interval
+	send := NewTest(Config{BlockLen: 64 << 10, Interval: 200 * time.Millisecond, Omit: 300 * time.Millisecond,
+		Rate: 200e6, OnInterval: func(iv Interval) { ivs = append(ivs, iv) }}, []*Stream{NewTCPStream(1, cc, true)})
+	recv := NewTest(Config{BlockLen: 64 << 10}, []*Stream{NewTCPStream(1, sc, false)})
+	recv.Start()
+	send.Start()
+	time.Sleep(1300 * time.Millisecond)
+	send.Stop()
+	recv.Stop()
+	send.CloseStreams()
+	recv.CloseStreams()
+	tot := send.Totals()[0]
+	if tot.Seconds < 0.8 || tot.Seconds > 1.3 {
+		t.Fatalf("measured %.2f s after a 0.3 s omit of a 1.3 s run", tot.Seconds)
+	}
+	bps := float64(tot.Bytes) * 8 / tot.Seconds
+	if bps < 150e6 || bps > 260e6 {
+		t.Fatalf("paced at 200 Mbit/s, measured %.0f Mbit/s", bps/1e6)
+	}
+	omitted := 0
+	for _, iv := range ivs {
+		if iv.Omitted {
+			omitted++
+		}
+	}
+	if omitted == 0 || omitted == len(ivs) {
+		t.Fatalf("%d of %d intervals omitted", omitted, len(ivs))
+	}
+	if recv.TotalBytes() < tot.Bytes {
+		t.Fatalf("received %d < sent after omit %d", recv.TotalBytes(), tot.Bytes)
+	}
+	if ext, ok := tot.Ext(); ok != tot.HasTCPInfo || (ok && ext.ID != 1) {
+		t.Fatalf("ext %v %v", ext, ok)
+	}
+}

@@ -1,0 +1,281 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"io"
+	"log/slog"
+	"net"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/wire"
+)
+
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func startServer(t *testing.T, o Options) (*Server, string, *logBuf) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &logBuf{}
+	o.Port = ln.Addr().(*net.TCPAddr).Port
+	o.Log = slog.New(slog.NewTextHandler(logs, nil))
+	if o.Interval == 0 {
+		o.Interval = time.Second
+	}
+	s := New(o)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Serve(ctx, ln); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return s, ln.Addr().String(), logs
+}
+
+// healthy runs a real one-second test through the client package.
+func healthy(t *testing.T, addr string) {
+	t.Helper()
+	h, p, _ := net.SplitHostPort(addr)
+	port, _ := strconv.Atoi(p)
+	o := client.Options{Host: h, Port: port, Params: wire.Params{Time: 1, Parallel: 1, ServerAffinity: -1, PacingTimer: 1000}}
+	res, err := client.Run(context.Background(), o, report.NewPrinter(io.Discard, report.Text))
+	if err != nil {
+		t.Fatalf("a normal test failed after the abuse: %v", err)
+	}
+	if res.Received() <= 0 {
+		t.Fatal("no data")
+	}
+}
+
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	return c
+}
+
+// control opens a control connection and reads PARAM_EXCHANGE.
+func control(t *testing.T, addr string) (net.Conn, [wire.CookieSize]byte) {
+	t.Helper()
+	c := dial(t, addr)
+	ck := wire.NewCookie()
+	c.Write(ck[:])
+	if st, err := wire.ReadState(c); err != nil || st != wire.ParamExchange {
+		t.Fatalf("want PARAM_EXCHANGE, got %v %v", st, err)
+	}
+	return c, ck
+}
+
+// expectError reads SERVER_ERROR with the given i_errno, or a close.
+func expectError(t *testing.T, c net.Conn, code int) {
+	t.Helper()
+	st, err := wire.ReadState(c)
+	if err != nil {
+		if code != 0 {
+			t.Fatalf("want SERVER_ERROR %d, connection ended: %v", code, err)
+		}
+		return
+	}
+	if st != wire.ServerError {
+		t.Fatalf("want SERVER_ERROR, got %v", st)
+	}
+	e, err := wire.ReadErrorPayload(c)
+	if err != nil || (code != 0 && e.Code != code) {
+		t.Fatalf("want i_errno %d, got %v %v", code, e, err)
+	}
+	if _, err := c.Read(make([]byte, 1)); err == nil {
+		t.Fatal("connection not closed after the error")
+	}
+}
+
+func TestGarbageCookie(t *testing.T) {
+	_, addr, logs := startServer(t, Options{})
+	c := dial(t, addr)
+	c.Write([]byte("GET / HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n"))
+	b, _ := io.ReadAll(c)
+	if !bytes.Equal(b, []byte{0xff}) {
+		t.Fatalf("want ACCESS_DENIED then close, got %x", b)
+	}
+	healthy(t, addr)
+	if !bytes.Contains([]byte(logs.String()), []byte("garbage")) {
+		t.Errorf("no log line: %s", logs)
+	}
+}
+
+func TestBadParameterMessages(t *testing.T) {
+	_, addr, _ := startServer(t, Options{})
+	frame := func(body string) []byte {
+		b := make([]byte, 4+len(body))
+		binary.BigEndian.PutUint32(b, uint32(len(body)))
+		copy(b[4:], body)
+		return b
+	}
+	big := `{"tcp":true,"time":1,"parallel":1,"title":"` + string(bytes.Repeat([]byte("x"), 9000)) + `"}`
+	for name, tc := range map[string]struct {
+		msg  []byte
+		code int
+	}{
+		"length 0":        {[]byte{0, 0, 0, 0}, wire.IERecvParams},
+		"length 4GiB":     {[]byte{0xff, 0xff, 0xff, 0xff}, wire.IERecvParams},
+		"over 8KiB":       {frame(big), wire.IERecvParams},
+		"not JSON":        {frame("hello world"), wire.IERecvParams},
+		"wrong types":     {frame(`{"tcp":true,"time":"ten","parallel":"one"}`), wire.IERecvParams},
+		"parallel 100000": {frame(`{"tcp":true,"time":1,"parallel":100000}`), wire.IENumStreams},
+		"array":           {frame(`[1,2,3]`), wire.IERecvParams},
+		"huge numbers":    {frame(`{"tcp":true,"time":1e300,"parallel":1}`), wire.IEDuration},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, _ := control(t, addr)
+			c.Write(tc.msg)
+			expectError(t, c, tc.code)
+		})
+	}
+	healthy(t, addr)
+}
+
+func TestWrongDataCookie(t *testing.T) {
+	_, addr, _ := startServer(t, Options{})
+	c, _ := control(t, addr)
+	wire.WriteJSON(c, wire.Params{Time: 1, Parallel: 1, ServerAffinity: -1, ClientVersion: "3.12"})
+	if st, _ := wire.ReadState(c); st != wire.CreateStreams {
+		t.Fatalf("want CREATE_STREAMS, got %v", st)
+	}
+	d := dial(t, addr)
+	other := wire.NewCookie()
+	d.Write(other[:])
+	// A cookie no test awaits starts a new control connection instead;
+	// it is asked for parameters, and the first test is not disturbed.
+	if st, err := wire.ReadState(d); err != nil || st != wire.ParamExchange {
+		t.Fatalf("unknown cookie: got %v %v", st, err)
+	}
+	d.Close()
+	c.Close()
+	healthy(t, addr)
+}
+
+func TestVanishingClient(t *testing.T) {
+	s, addr, _ := startServer(t, Options{})
+	for _, reverse := range []bool{false, true} {
+		c, ck := control(t, addr)
+		wire.WriteJSON(c, wire.Params{Time: 30, Parallel: 2, Reverse: reverse, ServerAffinity: -1, ClientVersion: "3.12"})
+		if st, _ := wire.ReadState(c); st != wire.CreateStreams {
+			t.Fatal("no CREATE_STREAMS")
+		}
+		var data []net.Conn
+		for i := 0; i < 2; i++ {
+			d := dial(t, addr)
+			d.Write(ck[:])
+			data = append(data, d)
+		}
+		if st, _ := wire.ReadState(c); st != wire.TestStart {
+			t.Fatalf("want TEST_START, got %v", st)
+		}
+		wire.ReadState(c)
+		if !reverse {
+			data[0].Write(make([]byte, 1<<20))
+		}
+		time.Sleep(300 * time.Millisecond)
+		// Vanish: close everything without TEST_END.
+		for _, d := range data {
+			d.(*net.TCPConn).SetLinger(0)
+			d.Close()
+		}
+		c.(*net.TCPConn).SetLinger(0)
+		c.Close()
+		deadline := time.Now().Add(10 * time.Second)
+		for s.Active() > 0 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if n := s.Active(); n != 0 {
+			t.Fatalf("reverse=%v: %d tests still active after the client vanished", reverse, n)
+		}
+	}
+	healthy(t, addr)
+}
+
+func TestSlowloris(t *testing.T) {
+	_, addr, _ := startServer(t, Options{})
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var conns []net.Conn
+	for i := 0; i < 500; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("dial %d: %v", i, err)
+		}
+		c.Write([]byte("abc")) // part of a cookie, then nothing
+		conns = append(conns, c)
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	// The server still serves real tests meanwhile.
+	healthy(t, addr)
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grow := int64(after.HeapInuse) - int64(before.HeapInuse); grow > 64<<20 {
+		t.Fatalf("heap grew by %d MB with 500 idle connections", grow>>20)
+	}
+	// Idle connections are dropped after the handshake deadline.
+	conns[0].SetReadDeadline(time.Now().Add(handshakeTimeout + 5*time.Second))
+	if _, err := io.ReadAll(conns[0]); err != nil {
+		t.Fatalf("idle connection not closed by the server: %v", err)
+	}
+}
+
+func TestMaxDuration(t *testing.T) {
+	_, addr, _ := startServer(t, Options{MaxDuration: 5})
+	c, _ := control(t, addr)
+	wire.WriteJSON(c, wire.Params{Time: 10, Parallel: 1, ServerAffinity: -1})
+	expectError(t, c, wire.IEMaxDuration)
+}
+
+func TestBusyRefusal(t *testing.T) {
+	_, addr, _ := startServer(t, Options{MaxTests: 1})
+	c, _ := control(t, addr) // holds the only slot
+	_ = c
+	d := dial(t, addr)
+	ck := wire.NewCookie()
+	d.Write(ck[:])
+	b, _ := io.ReadAll(d)
+	if !bytes.Equal(b, []byte{0xff}) {
+		t.Fatalf("want a lone ACCESS_DENIED, got %x", b)
+	}
+	h, p, _ := net.SplitHostPort(addr)
+	port, _ := strconv.Atoi(p)
+	_, err := client.Run(context.Background(), client.Options{Host: h, Port: port, Params: wire.Params{Time: 1, Parallel: 1, ServerAffinity: -1}}, report.NewPrinter(io.Discard, report.Text))
+	if err != client.ErrBusy {
+		t.Fatalf("client: want ErrBusy, got %v", err)
+	}
+}

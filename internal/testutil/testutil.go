@@ -1,0 +1,169 @@
+// Package testutil holds helpers for tests that need real peers (iperf3),
+// the built binary, root, namespaces or TUN. Under TCPTUNE_REQUIRE_PRIV=1
+// (CI) a missing requirement fails the test instead of skipping it.
+package testutil
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Required reports whether skips of privileged tests are failures.
+func Required() bool { return os.Getenv("TCPTUNE_REQUIRE_PRIV") == "1" }
+
+// Need skips (or, in CI, fails) the test when ok is false.
+func Need(t testing.TB, ok bool, why string) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if Required() {
+		t.Fatalf("required by TCPTUNE_REQUIRE_PRIV=1 but unavailable: %s", why)
+	}
+	t.Skip(why)
+}
+
+// NeedRoot requires root (CAP_NET_ADMIN) on Linux.
+func NeedRoot(t testing.TB) {
+	t.Helper()
+	Need(t, runtime.GOOS == "linux" && os.Geteuid() == 0, "needs root on Linux")
+}
+
+// NeedIperf3 returns the path of iperf3.
+func NeedIperf3(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("iperf3")
+	Need(t, err == nil, "iperf3 is not installed (make deps)")
+	return p
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	buildOut  []byte
+)
+
+// Binary builds cmd/tcptune once per test process and returns its path.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "tcptune-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "tcptune")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/tcptune")
+		cmd.Dir = ModuleRoot()
+		buildOut, buildErr = cmd.CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("build tcptune: %v\n%s", buildErr, buildOut)
+	}
+	return binPath
+}
+
+// ModuleRoot finds the repository root from the working directory.
+func ModuleRoot() string {
+	dir, _ := os.Getwd()
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago
+// and whose UDP twin is free too.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	for i := 0; i < 50; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		u, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(port))
+		if err == nil {
+			u.Close()
+			return port
+		}
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+// Proc is a background process that the test kills at cleanup.
+type Proc struct {
+	Cmd    *exec.Cmd
+	Stdout bytes.Buffer
+	Stderr bytes.Buffer
+	done   chan struct{}
+}
+
+// Start runs name args in the background; it is killed when the test ends.
+func Start(t testing.TB, name string, args ...string) *Proc {
+	t.Helper()
+	p := &Proc{Cmd: exec.Command(name, args...), done: make(chan struct{})}
+	p.Cmd.Stdout, p.Cmd.Stderr = &p.Stdout, &p.Stderr
+	if err := p.Cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() { p.Cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.Cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// Wait waits for the process to exit, up to d.
+func (p *Proc) Wait(d time.Duration) bool {
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// WaitListening waits until something accepts TCP connections on port.
+func WaitListening(t testing.TB, port int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("nothing listens on port %d", port)
+}
+
+// Run runs a command to completion with a timeout.
+func Run(t testing.TB, timeout time.Duration, name string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
+}
