@@ -26,6 +26,7 @@ deps:
 	fi
 
 test: deps build
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 12m $(PKGS)
 	$(MAKE) --no-print-directory fuzz cross

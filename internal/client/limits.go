@@ -178,4 +178,3 @@ func bufferLine(requested, snd, rcv int) string {
 	}
 	return line
 }
-

@@ -53,11 +53,11 @@ type Server struct {
 	pending *list.List // connections that have not sent a cookie yet
 	evicted int
 
-	mu       sync.Mutex
-	tests    map[string]*session // by cookie
-	active   int
-	serial   int
-	udp      *udpMux
+	mu        sync.Mutex
+	tests     map[string]*session // by cookie
+	active    int
+	serial    int
+	udp       *udpMux
 	outMu     sync.Mutex
 	stopServe context.CancelFunc
 }

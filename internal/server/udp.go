@@ -158,4 +158,3 @@ func (m *udpMux) hello(pc *net.UDPConn, addr *net.UDPAddr) {
 	pc.WriteToUDP(engine.UDPConnectReply, addr)
 	w.addrs <- addr
 }
-

@@ -59,4 +59,3 @@ func SetTOS(rc syscall.RawConn, tos int, ipv6 bool) error {
 		return unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_TOS, tos)
 	})
 }
-

@@ -42,4 +42,3 @@ func MSS(rc syscall.RawConn) (int, error) { return 0, ErrUnsupported }
 
 // SetTOS is ignored by Windows without QoS policy; report unsupported.
 func SetTOS(rc syscall.RawConn, tos int, ipv6 bool) error { return ErrUnsupported }
-
