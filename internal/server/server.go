@@ -112,6 +112,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	var seq uint64 // accept order: it decides data streams' roles
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -123,11 +124,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			continue
 		}
 		el := s.admit(c)
+		seq++
 		wg.Add(1)
-		go func() {
+		go func(seq uint64) {
 			defer wg.Done()
-			s.handle(ctx, c, el)
-		}()
+			s.handle(ctx, c, el, seq)
+		}(seq)
 	}
 }
 
@@ -177,7 +179,7 @@ func (w lockedWriter) Write(b []byte) (int, error) {
 
 // handle reads a new connection's cookie and routes it: a data stream
 // of a test that awaits streams, or the control connection of a new test.
-func (s *Server) handle(ctx context.Context, c net.Conn, el *list.Element) {
+func (s *Server) handle(ctx context.Context, c net.Conn, el *list.Element, seq uint64) {
 	released := false
 	release := func() {
 		if !released {
@@ -208,7 +210,7 @@ func (s *Server) handle(ctx context.Context, c net.Conn, el *list.Element) {
 	s.mu.Lock()
 	if t, ok := s.tests[key]; ok {
 		s.mu.Unlock()
-		if !t.offerStream(c) {
+		if !t.offerStream(accepted{c, seq}) {
 			s.o.Log.Warn("closing connection: its test is not accepting streams", "peer", c.RemoteAddr().String(), "test", t.serial)
 			wire.WriteState(c, wire.AccessDenied)
 			c.Close()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"sort"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/affinity"
@@ -28,7 +29,7 @@ type session struct {
 	serial int
 	params *wire.Params
 	// streams receives data connections while the test awaits them.
-	streams chan net.Conn
+	streams chan accepted
 	open    chan struct{} // closed while streams are accepted
 	pr      *report.Printer
 	text    bytes.Buffer // the text report, for --get-server-output
@@ -41,8 +42,14 @@ func newSession(s *Server, c net.Conn, cookie [wire.CookieSize]byte, serial int)
 	return &session{srv: s, ctrl: c, cookie: cookie, serial: serial}
 }
 
+// accepted is a data connection with its place in the accept order.
+type accepted struct {
+	c   net.Conn
+	seq uint64
+}
+
 // offerStream hands a data connection to the test if it awaits streams.
-func (t *session) offerStream(c net.Conn) bool {
+func (t *session) offerStream(c accepted) bool {
 	if t.streams == nil {
 		return false
 	}
@@ -196,35 +203,49 @@ func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
 		}
 		return streams, nil
 	}
-	t.streams = make(chan net.Conn, n)
+	t.streams = make(chan accepted, n)
 	t.open = make(chan struct{})
 	close(t.open)
 	defer func() { t.open = make(chan struct{}) }()
 	if err := wire.WriteState(t.ctrl, wire.CreateStreams); err != nil {
 		return nil, err
 	}
-	opts := sockopt.Options{Window: t.params.Window, Congestion: t.params.Congestion, TOS: t.params.TOS, FQRate: t.params.FQRate}
-	for i := 0; i < n; i++ {
+	// Cookies are read concurrently, so connections can arrive here out
+	// of order; roles follow the accept order, as in iperf3.
+	var conns []accepted
+	for len(conns) < n {
 		select {
-		case c := <-t.streams:
-			if tc, ok := c.(*net.TCPConn); ok {
-				tc.SetNoDelay(t.params.NoDelay)
-				if rc, err := tc.SyscallConn(); err == nil {
-					if err := opts.Apply(rc, isV6(c)); err != nil {
-						t.logf("%v", err)
-					}
+		case a := <-t.streams:
+			conns = append(conns, a)
+		case <-deadline.C:
+			for _, a := range conns {
+				a.c.Close()
+			}
+			return nil, fmt.Errorf("%w: only %d of %d streams arrived", wire.Errorf(wire.IEStreamAccept), len(conns), n)
+		case <-ctx.Done():
+			for _, a := range conns {
+				a.c.Close()
+			}
+			return nil, wire.Errorf(wire.IEServerTerm)
+		}
+	}
+	sort.Slice(conns, func(i, j int) bool { return conns[i].seq < conns[j].seq })
+	opts := sockopt.Options{Window: t.params.Window, Congestion: t.params.Congestion, TOS: t.params.TOS, FQRate: t.params.FQRate}
+	for i, a := range conns {
+		c := a.c
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.SetNoDelay(t.params.NoDelay)
+			if rc, err := tc.SyscallConn(); err == nil {
+				if err := opts.Apply(rc, isV6(c)); err != nil {
+					t.logf("%v", err)
 				}
 			}
-			c.SetDeadline(time.Time{})
-			sender, reverse := t.role(i)
-			s := engine.NewTCPStream(streamID(i), c, sender)
-			s.Reverse = reverse
-			streams = append(streams, s)
-		case <-deadline.C:
-			return streams, fmt.Errorf("%w: only %d of %d streams arrived", wire.Errorf(wire.IEStreamAccept), i, n)
-		case <-ctx.Done():
-			return streams, wire.Errorf(wire.IEServerTerm)
 		}
+		c.SetDeadline(time.Time{})
+		sender, reverse := t.role(i)
+		s := engine.NewTCPStream(streamID(i), c, sender)
+		s.Reverse = reverse
+		streams = append(streams, s)
 	}
 	return streams, nil
 }
