@@ -133,6 +133,18 @@ func Attribute(in Input) Result {
 			r.Advice = "the buffers are not the bottleneck; use more streams (-P), faster cores, or offloads"
 			break
 		}
+		// The kernel's chronographs do not always catch a full send
+		// buffer; if neither cwnd nor the peer's window bounds what is
+		// in flight, the send buffer does.
+		if inflight := perFlow / 8 * rtt; inflight > 0 && in.CwndBytes > 0 && inflight < 0.8*float64(in.CwndBytes/uint64(n)) &&
+			(in.SndWnd == 0 || inflight < 0.8*float64(in.SndWnd)) && in.SndBuf > 0 && inflight > 0.4*float64(in.SndBuf) {
+			r.Limit, r.Share = SendBuffer, sh.Network
+			r.CapBPS = float64(in.SndBuf) * 8 / rtt
+			r.Verdict = fmt.Sprintf("limited by the send buffer (%s in flight of a %s send buffer at RTT %s; cwnd %s and the peer's window %s allow more)",
+				units.FormatSize(inflight), units.FormatSize(float64(in.SndBuf)), fmtRTT(in.RTTUS), units.FormatSize(float64(in.CwndBytes)), units.FormatSize(float64(in.SndWnd)))
+			r.Advice = "raise net.ipv4.tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal)
+			break
+		}
 		r.Limit, r.Share = Network, sh.Network
 		var parts []string
 		if in.CwndBytes > 0 {

@@ -30,6 +30,21 @@ func TestSendBufferLocal(t *testing.T) {
 	}
 }
 
+func TestSendBufferFromInflight(t *testing.T) {
+	// 446 Mbit/s at 55.6 ms is 3.1 MB in flight: far below cwnd (6.2 MB)
+	// and the peer's window (20 MB), close to the 4 MB send buffer.
+	r := Attribute(Input{WallUS: 6e6, BusyUS: 6e6, CwndBytes: 6.19e6, SndWnd: 20e6, SndBuf: 4 << 20, RTTUS: 55600,
+		BitsPerSecond: 446e6, Streams: 1, SenderIsLocal: true, Retransmits: 0})
+	if r.Limit != SendBuffer || !strings.Contains(r.Advice, "tcp_wmem") {
+		t.Fatalf("%s", r)
+	}
+	// The same flow with cwnd as large as what is in flight is network-bound.
+	r = Attribute(Input{WallUS: 6e6, BusyUS: 6e6, CwndBytes: 3.2e6, SndWnd: 20e6, SndBuf: 4 << 20, RTTUS: 55600, BitsPerSecond: 446e6, Streams: 1})
+	if r.Limit != Network {
+		t.Fatalf("%s", r)
+	}
+}
+
 func TestWindowFlag(t *testing.T) {
 	r := Attribute(Input{WallUS: 1e6, BusyUS: 1e6, RwndLimitedUS: 9e5, SndWnd: 339e3, RTTUS: 50000, Window: 256 << 10, Receiver: "b"})
 	if !strings.Contains(r.Advice, "-w") || !strings.Contains(r.Advice, "rmem_max") {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -29,7 +30,7 @@ bandwidth-delay product.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newBenchCmd(), newServeCmd())
+	root.AddCommand(newBenchCmd(), newServeCmd(), newLabCmd(), newPingCmd())
 	root.SetFlagErrorFunc(flagError)
 	return root
 }
@@ -50,6 +51,15 @@ func flagError(cmd *cobra.Command, err error) error {
 	return errors.New(msg)
 }
 
+// unwrapNet shortens network errors to their cause.
+func unwrapNet(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
+}
+
 // Main runs tcptune (or, when invoked as "iperf3", the drop-in) and
 // returns the exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
@@ -67,6 +77,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	if err := cmd.ExecuteContext(ctx); err != nil {
+		var code exitCode
+		if errors.As(err, &code) {
+			return int(code)
+		}
 		fmt.Fprintf(stderr, "%s: error - %v\n", name, err)
 		return 1
 	}

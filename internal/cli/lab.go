@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/tcptune/tcptune/internal/lab"
+	"github.com/tcptune/tcptune/internal/units"
+)
+
+type linkFlags struct {
+	rate, rtt, loss, queue string
+	mtu                    int
+}
+
+func (f *linkFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.rate, "rate", "1gbit", "link rate, e.g. 100mbit, 1gbit, 2.5G")
+	fs.StringVar(&f.rtt, "rtt", "50ms", "round-trip time, e.g. 50ms, 0.2s (half each way)")
+	fs.StringVar(&f.loss, "loss", "0", "random loss per segment, e.g. 0.01% or 0.0001")
+	fs.StringVar(&f.queue, "queue", "1bdp", "drop-tail queue: a multiple of the BDP (1bdp) or bytes (4M)")
+	intVarP(fs, &f.mtu, "mtu", "", 1500, 576, 65000, "bytes", "MTU of the link")
+}
+
+func parseLoss(s string) (float64, error) {
+	pct := false
+	if n := len(s); n > 0 && s[n-1] == '%' {
+		s, pct = s[:n-1], true
+	}
+	var v float64
+	if _, err := fmt.Sscan(s, &v); err != nil {
+		return 0, errors.New("--loss: accepts a fraction (0.0001) or a percentage (0.01%), 0 .. 50%")
+	}
+	if pct {
+		v /= 100
+	}
+	if v < 0 || v > 0.5 {
+		return 0, errors.New("--loss: accepts 0 .. 50%")
+	}
+	return v, nil
+}
+
+func (f *linkFlags) config(name string) (lab.Config, error) {
+	c := lab.Config{Name: name, MTU: f.mtu}
+	var err error
+	if c.Rate, err = units.ParseRate(f.rate); err != nil {
+		return c, fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", f.rate)
+	}
+	if c.RTT, err = units.ParseDuration(f.rtt); err != nil {
+		return c, fmt.Errorf("--rtt: accepts a duration, e.g. 50ms, 0.2s (got %q)", f.rtt)
+	}
+	if c.Loss, err = parseLoss(f.loss); err != nil {
+		return c, err
+	}
+	if c.Queue, err = lab.ParseQueue(f.queue, c.BDP()); err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+func newLabCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "Emulated wide-area links between network namespaces (Linux, root)",
+		Long: `Build a link with a given rate, RTT, loss and queue between two network
+namespaces on this machine, tcptune-NAME-a (10.201.N.1) and tcptune-NAME-b
+(10.201.N.2), joined by TUN devices through a relay process. Sysctls inside
+the namespaces are their own, so experiments never touch the host.`,
+	}
+	cmd.AddCommand(newLabUpCmd(), newLabDownCmd(), newLabLsCmd(), newLabExecCmd(), newLabRunCmd(), newLabRelayCmd())
+	return cmd
+}
+
+func newLabUpCmd() *cobra.Command {
+	f := &linkFlags{}
+	cmd := &cobra.Command{
+		Use:     "up NAME [--rate 1gbit] [--rtt 50ms] [--loss 0] [--queue 1bdp] [--mtu 1500]",
+		Short:   "Create a link",
+		Example: "  tcptune lab up wan --rate 1gbit --rtt 50ms\n  tcptune lab up lossy --rate 100mbit --rtt 200ms --loss 0.01% --queue 0.5bdp",
+		Args:    exactArgs(1, "NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.config(args[0])
+			if err != nil {
+				return err
+			}
+			st, err := lab.Up(c)
+			if err != nil {
+				return err
+			}
+			m := c.Model()
+			fmt.Fprintf(cmd.OutOrStdout(), "lab %s up: %s (%s) ⇄ %s (%s), %s, RTT %s, loss %g%%, queue %s (BDP %s), MTU %d\n",
+				st.Name, st.NSA, st.AddrA, st.NSB, st.AddrB, units.FormatRateShort(c.Rate), c.RTT, c.Loss*100,
+				units.FormatSize(float64(m.Queue)), units.FormatSize(float64(c.BDP())), c.MTU)
+			fmt.Fprintf(cmd.OutOrStdout(), "try: tcptune lab exec %s b -- tcptune serve &  tcptune lab exec %s a -- tcptune bench -c %s\n", st.Name, st.Name, st.AddrB)
+			return nil
+		},
+	}
+	f.register(cmd.Flags())
+	return cmd
+}
+
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return fmt.Errorf("%s: want %s", cmd.CommandPath(), what)
+		}
+		return nil
+	}
+}
+
+func newLabDownCmd() *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "down NAME | --all",
+		Short: "Remove a link (or all): namespaces, devices, relay and state",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if all {
+				names, err := lab.DownAll()
+				for _, n := range names {
+					fmt.Fprintf(cmd.OutOrStdout(), "lab %s down\n", n)
+				}
+				return err
+			}
+			if len(args) != 1 {
+				return errors.New("lab down: want NAME or --all")
+			}
+			if err := lab.Down(args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "lab %s down\n", args[0])
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "remove every lab link")
+	return cmd
+}
+
+func newLabLsCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "ls [--json]",
+		Short: "List links with their relay's state and counters",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			links, err := lab.List()
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if links == nil {
+					links = []lab.Link{}
+				}
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(links)
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "NAME\tRATE\tRTT\tLOSS\tQUEUE\tNS_A\tNS_B\tADDR_A\tADDR_B\tRELAY\tA→B PKTS/BYTES/DROPS\tB→A PKTS/BYTES/DROPS")
+			for _, l := range links {
+				state := "dead"
+				if l.Alive {
+					state = "alive"
+				}
+				ab, ba := "-", "-"
+				if l.Stats != nil {
+					ab = fmt.Sprintf("%d/%d/%d", l.Stats.AB.Packets, l.Stats.AB.Bytes, l.Stats.AB.Drops())
+					ba = fmt.Sprintf("%d/%d/%d", l.Stats.BA.Packets, l.Stats.BA.Bytes, l.Stats.BA.Drops())
+				}
+				fmt.Fprintf(w, "%s\t%s\t%v\t%g%%\t%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\n", l.Name, units.FormatRateShort(l.Rate), l.RTT,
+					l.Loss*100, units.FormatSize(float64(l.Model().Queue)), l.NSA, l.NSB, l.AddrA, l.AddrB, l.PID, state, ab, ba)
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "output JSON")
+	return cmd
+}
+
+func newLabExecCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                "exec NAME a|b -- CMD [ARGS...]",
+		Short:              "Run a command in one end of a link (TCPTUNE_PEER is the other end's address)",
+		Example:            "  tcptune lab exec wan b -- tcptune serve\n  tcptune lab exec wan a -- sh -c 'iperf3 -c $TCPTUNE_PEER'",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+				return cmd.Help()
+			}
+			if len(args) < 3 {
+				return errors.New("lab exec: want NAME a|b -- CMD [ARGS...]")
+			}
+			argv := args[2:]
+			if argv[0] == "--" {
+				argv = argv[1:]
+			}
+			return lab.Exec(args[0], args[1], argv)
+		},
+	}
+}
+
+func newLabRunCmd() *cobra.Command {
+	f := &linkFlags{}
+	var name string
+	cmd := &cobra.Command{
+		Use:     "run [link flags] -- CMD [ARGS...]",
+		Short:   "Bring a link up, run CMD in end a, take the link down",
+		Example: "  tcptune lab run --rate 100mbit --rtt 200ms -- sh -c 'tcptune lab exec $TCPTUNE_LAB b -- tcptune serve -1 & sleep 1; tcptune bench -c $TCPTUNE_PEER'",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if name == "" {
+				name = fmt.Sprintf("run%d", os.Getpid()%100000)
+			}
+			c, err := f.config(name)
+			if err != nil {
+				return err
+			}
+			code, err := lab.Run(cmd.Context(), c, args)
+			if err != nil {
+				return err
+			}
+			if code != 0 {
+				return exitCode(code)
+			}
+			return nil
+		},
+	}
+	f.register(cmd.Flags())
+	cmd.Flags().StringVar(&name, "name", "", "link name (default run<pid>)")
+	return cmd
+}
+
+// exitCode passes a child's exit status through.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("command exited with status %d", int(e)) }
+
+func newLabRelayCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "relay NAME",
+		Short:  "The relay process of a link (started by lab up)",
+		Hidden: true,
+		Args:   exactArgs(1, "NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return lab.RunRelay(cmd.Context(), args[0])
+		},
+	}
+}
+

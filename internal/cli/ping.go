@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/probe"
+	"github.com/tcptune/tcptune/internal/stats"
+)
+
+func newPingCmd() *cobra.Command {
+	var port, count int
+	var interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "ping HOST [-p PORT] [-c COUNT]",
+		Short: "Measure RTT with TCP connects (no ICMP needed; a refused port answers too)",
+		Args:  exactArgs(1, "HOST"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rtts, err := probe.ConnectRTT(cmd.Context(), args[0], port, count, interval, 5*time.Second)
+			if err != nil {
+				return fmt.Errorf("ping %s: %v", args[0], unwrapNet(err))
+			}
+			var ms []float64
+			for i, r := range rtts {
+				v := float64(r) / 1e6
+				ms = append(ms, v)
+				fmt.Fprintf(cmd.OutOrStdout(), "connect to %s port %d: seq=%d time=%.3f ms\n", args[0], port, i+1, v)
+			}
+			s := stats.Summarize(ms, 0.95)
+			fmt.Fprintf(cmd.OutOrStdout(), "rtt min/median/max = %.3f/%.3f/%.3f ms (%d samples)\n", s.Min, s.Median, s.Max, s.N)
+			return nil
+		},
+	}
+	intVarP(cmd.Flags(), &port, "port", "p", 9, 1, 65535, "a port", "TCP port to connect to (a closed port answers with RST)")
+	intVarP(cmd.Flags(), &count, "count", "c", 10, 1, 100000, "probes", "number of probes")
+	secondsVarP(cmd.Flags(), &interval, "interval", "i", 200*time.Millisecond, time.Millisecond, time.Minute, false, "time between probes")
+	return cmd
+}

@@ -1,0 +1,190 @@
+// Package lab builds emulated wide-area links on one machine: two
+// network namespaces, tcptune-NAME-a and tcptune-NAME-b, joined by a pair
+// of TUN devices through a relay process that applies rate, delay, loss
+// and a drop-tail queue (package linkem). State lives under
+// /run/tcptune/lab/NAME; the relay owns the link and removes it when it is
+// stopped. Linux only; elsewhere every call says "not supported".
+package lab
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/linkem"
+	"github.com/tcptune/tcptune/internal/relay"
+	"github.com/tcptune/tcptune/internal/units"
+)
+
+// Config describes a link as the user asked for it.
+type Config struct {
+	Name  string
+	Rate  float64       // bit/s
+	RTT   time.Duration // round trip; each way gets half
+	Loss  float64       // per segment, 0..0.5
+	Queue int64         // bytes; 0 = one BDP
+	MTU   int
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9-]{1,12}$`)
+
+// ValidateName checks a link name: [a-z0-9-], at most 12 characters.
+func ValidateName(name string) error {
+	if !nameRE.MatchString(name) {
+		return fmt.Errorf("link name %q: use 1 to 12 characters of a-z, 0-9 and -", name)
+	}
+	return nil
+}
+
+// BDP is the link's bandwidth-delay product in bytes.
+func (c Config) BDP() int64 { return int64(c.Rate * c.RTT.Seconds() / 8) }
+
+// Model is the per-direction link model.
+func (c Config) Model() linkem.Config {
+	q := c.Queue
+	if q == 0 {
+		q = max(c.BDP(), 64<<10)
+	}
+	return linkem.Config{Rate: c.Rate, Delay: int64(c.RTT / 2), Loss: c.Loss, Queue: q}
+}
+
+// Validate checks every field.
+func (c Config) Validate() error {
+	if err := ValidateName(c.Name); err != nil {
+		return err
+	}
+	if c.Rate < 1e3 || c.Rate > 40e9 {
+		return fmt.Errorf("--rate %s out of range (1kbit .. 40gbit)", units.FormatRateShort(c.Rate))
+	}
+	if c.RTT < 0 || c.RTT > 10*time.Second {
+		return fmt.Errorf("--rtt %v out of range (0 .. 10s)", c.RTT)
+	}
+	if c.MTU < 576 || c.MTU > 65000 {
+		return fmt.Errorf("--mtu %d out of range (576 .. 65000)", c.MTU)
+	}
+	if err := c.Model().Validate(); err != nil {
+		return fmt.Errorf("link: %w", err)
+	}
+	return nil
+}
+
+// ParseQueue reads --queue: "1bdp", "0.5bdp", or a size ("4M").
+func ParseQueue(s string, bdp int64) (int64, error) {
+	if v, ok := strings.CutSuffix(strings.ToLower(s), "bdp"); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if v == "" {
+			f, err = 1, nil
+		}
+		if err != nil || f <= 0 || f > 100 {
+			return 0, fmt.Errorf("--queue %q: accepts a multiple of the BDP (0.1bdp .. 100bdp) or a size (e.g. 4M)", s)
+		}
+		return max(int64(f*float64(bdp)), 1600), nil
+	}
+	b, err := units.ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("--queue %q: accepts a multiple of the BDP (e.g. 1bdp) or a size (e.g. 4M)", s)
+	}
+	return b, nil
+}
+
+// State is a link's record in its state directory.
+type State struct {
+	Config
+	Index   int       `json:"index"`
+	NSA     string    `json:"ns_a"`
+	NSB     string    `json:"ns_b"`
+	AddrA   string    `json:"addr_a"`
+	AddrB   string    `json:"addr_b"`
+	TunA    string    `json:"tun_a"`
+	TunB    string    `json:"tun_b"`
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"`
+}
+
+// Stats is what the relay publishes about a link every second.
+type Stats struct {
+	AB      relay.DirStats `json:"a_to_b"`
+	BA      relay.DirStats `json:"b_to_a"`
+	Updated time.Time      `json:"updated"`
+}
+
+// Link is a listed link.
+type Link struct {
+	State
+	Alive bool   `json:"alive"`
+	Stats *Stats `json:"stats,omitempty"`
+}
+
+// Dir is where lab state lives: /run/tcptune/lab, or $TCPTUNE_RUN_DIR/lab.
+func Dir() string {
+	if d := os.Getenv("TCPTUNE_RUN_DIR"); d != "" {
+		return filepath.Join(d, "lab")
+	}
+	return "/run/tcptune/lab"
+}
+
+func stateDir(name string) string { return filepath.Join(Dir(), name) }
+
+// NamespaceName is the namespace of one end ("a" or "b").
+func NamespaceName(link, side string) string { return "tcptune-" + link + "-" + side }
+
+func newState(c Config, index int) State {
+	return State{Config: c, Index: index,
+		NSA: NamespaceName(c.Name, "a"), NSB: NamespaceName(c.Name, "b"),
+		AddrA: fmt.Sprintf("10.201.%d.1", index), AddrB: fmt.Sprintf("10.201.%d.2", index),
+		TunA: fmt.Sprintf("tlab%da", index), TunB: fmt.Sprintf("tlab%db", index)}
+}
+
+// writeJSON writes v to path atomically (temporary file, then rename).
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// ReadState reads a link's state.
+func ReadState(name string) (*State, error) {
+	var s State
+	if err := readJSON(filepath.Join(stateDir(name), "state.json"), &s); err != nil {
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("no lab link named %q (tcptune lab ls)", name)
+		}
+		return nil, fmt.Errorf("lab %s: %w", name, err)
+	}
+	return &s, nil
+}
+
+// Peer is the address of the other end of side.
+func (s *State) Peer(side string) string {
+	if side == "a" {
+		return s.AddrB
+	}
+	return s.AddrA
+}
+
+// Namespace is the namespace of side.
+func (s *State) Namespace(side string) string {
+	if side == "a" {
+		return s.NSA
+	}
+	return s.NSB
+}

@@ -1,0 +1,167 @@
+package linkem
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+// superPacket builds a vnet header + IPv4 + TCP (20-byte header + 12
+// bytes of options) super-packet of n segments of mss bytes.
+func superPacket(n, mss int, seq uint32, flags byte) []byte {
+	const ihl, thl = 20, 32
+	payload := n * mss
+	b := make([]byte, VnetHdrLen+ihl+thl+payload)
+	vnetHdr{flags: flagNeedsCsum, gsoType: GSOTCPv4, hdrLen: ihl + thl, gsoSize: uint16(mss), csumStart: ihl, csumOffset: 16}.put(b)
+	ip := b[VnetHdrLen:]
+	ip[0] = 0x45
+	binary.BigEndian.PutUint16(ip[2:], uint16(min(len(ip), 65535)))
+	binary.BigEndian.PutUint16(ip[4:], 1000)
+	ip[8], ip[9] = 64, 6
+	copy(ip[12:], []byte{10, 201, 1, 1, 10, 201, 1, 2})
+	binary.BigEndian.PutUint16(ip[10:], ^fold(sum(ip[:ihl], 0)))
+	tcp := ip[ihl:]
+	binary.BigEndian.PutUint16(tcp[0:], 5201)
+	binary.BigEndian.PutUint32(tcp[4:], seq)
+	tcp[12] = thl / 4 << 4
+	tcp[13] = flags
+	for i := range payload {
+		ip[ihl+thl+i] = byte(i*7 + i/mss)
+	}
+	return b
+}
+
+// fullChecksum completes a CHECKSUM_PARTIAL packet as a NIC would and
+// compares it with the checksum computed from scratch.
+func checksumOK(t *testing.T, pkt []byte) {
+	t.Helper()
+	ip := pkt[VnetHdrLen:]
+	ihl := int(ip[0]&0x0f) * 4
+	if got := fold(sum(ip[:ihl], 0)); got != 0xffff {
+		t.Fatalf("IP header checksum wrong (%#x)", got)
+	}
+	seg := append([]byte(nil), ip[ihl:]...)
+	completed := ^fold(sum(seg, 0)) // the check field holds the pseudo sum
+	seg[16], seg[17] = 0, 0
+	var ps uint32
+	ps = sum(ip[12:20], ps) + 6 + uint32(len(seg))
+	want := ^fold(sum(seg, ps))
+	if completed != want {
+		t.Fatalf("TCP checksum: completed %#x, want %#x", completed, want)
+	}
+}
+
+func TestSplitKeepsTCPConsistent(t *testing.T) {
+	const n, mss = 10, 1448
+	pkt := superPacket(n, mss, 5000, 0x18|0x80) // PSH|ACK|CWR
+	// Set the partial checksum as the kernel does.
+	ip := pkt[VnetHdrLen:]
+	var ps uint32
+	ps = sum(ip[12:20], ps) + 6 + uint32(len(ip)-20)
+	binary.BigEndian.PutUint16(ip[20+16:], fold(ps))
+	s := parse(pkt)
+	if s.segments != n || s.hdr != 52 || !s.tcp4 {
+		t.Fatalf("parse: %+v", s)
+	}
+	for _, r := range [][2]int{{0, 0}, {0, 3}, {4, 9}, {9, 9}} {
+		p := split(pkt, s, r[0], r[1])
+		pip := p[VnetHdrLen:]
+		segs := r[1] - r[0] + 1
+		if len(pip) != 52+segs*mss || int(binary.BigEndian.Uint16(pip[2:])) != len(pip) {
+			t.Fatalf("%v: length %d", r, len(pip))
+		}
+		if got := binary.BigEndian.Uint32(pip[24:]); got != 5000+uint32(r[0]*mss) {
+			t.Fatalf("%v: seq %d", r, got)
+		}
+		if got := binary.BigEndian.Uint16(pip[4:]); got != 1000+uint16(r[0]) {
+			t.Fatalf("%v: IP id %d", r, got)
+		}
+		flags := pip[33]
+		if (flags&0x80 != 0) != (r[0] == 0) || (flags&0x08 != 0) != (r[1] == n-1) {
+			t.Fatalf("%v: flags %#x", r, flags)
+		}
+		if pip[52] != ip[52+r[0]*mss] {
+			t.Fatalf("%v: payload not at the right offset", r)
+		}
+		h := parseVnet(p)
+		if segs == 1 && (h.gsoType != GSONone || h.gsoSize != 0) {
+			t.Fatalf("%v: a single segment must not be GSO: %+v", r, h)
+		}
+		if segs > 1 && (h.gsoType != GSOTCPv4 || h.gsoSize != mss) {
+			t.Fatalf("%v: gso %+v", r, h)
+		}
+		checksumOK(t, p)
+	}
+}
+
+func TestSerialisationAndDelay(t *testing.T) {
+	// 1 Gbit/s, 25 ms: a 10-segment super-packet of 1500-byte frames
+	// takes 10 × 12 µs on the wire, then 25 ms.
+	m := New(Config{Rate: 1e9, Delay: 25e6}, 1)
+	pkt := superPacket(10, 1448, 0, 0x10)
+	out := m.Enqueue(pkt, 0)
+	if len(out) != 1 || out[0].Release != 10*12000+25e6 {
+		t.Fatalf("release %v", out)
+	}
+	// A second packet queues behind the first.
+	out = m.Enqueue(superPacket(1, 1448, 0, 0x10), 0)
+	if out[0].Release != 11*12000+25e6 {
+		t.Fatalf("queued release %d", out[0].Release)
+	}
+	if m.Stats.Segments != 11 || m.Stats.Bytes != 11*1500 {
+		t.Fatalf("stats %+v", m.Stats)
+	}
+}
+
+func TestDropTailQueueSplits(t *testing.T) {
+	// Queue of 5 frames: of a 10-segment burst 5 pass, 5 are dropped,
+	// and the survivors leave as one piece.
+	m := New(Config{Rate: 1e9, Queue: 5 * 1500}, 1)
+	out := m.Enqueue(superPacket(10, 1448, 0, 0x10), 0)
+	if m.Stats.QueueDrops != 5 || len(out) != 1 || len(out[0].Data) != VnetHdrLen+52+5*1448 {
+		t.Fatalf("drops %d, pieces %d", m.Stats.QueueDrops, len(out))
+	}
+	// Later the queue has drained.
+	out = m.Enqueue(superPacket(2, 1448, 0, 0x10), 1e9)
+	if len(out) != 1 || m.Stats.QueueDrops != 5 {
+		t.Fatal("queue did not drain")
+	}
+}
+
+func TestLossRate(t *testing.T) {
+	m := New(Config{Loss: 0.01}, 42)
+	for i := 0; i < 20000; i++ {
+		m.Enqueue(superPacket(10, 1448, uint32(i), 0x10), int64(i))
+	}
+	got := float64(m.Stats.LossDrops) / float64(m.Stats.Segments)
+	if got < 0.009 || got > 0.011 {
+		t.Fatalf("measured loss %.4f over %d segments, configured 0.01", got, m.Stats.Segments)
+	}
+	if m.Stats.Splits == 0 {
+		t.Fatal("partial losses did not split")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, c := range []Config{{Rate: -1}, {Rate: 10}, {Loss: 0.9}, {Queue: 100}, {Delay: -1}, {Delay: 6e9}} {
+		if c.Validate() == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+	if (Config{Rate: 1e9, Delay: 25e6, Loss: 1e-4, Queue: 6250000}).Validate() != nil {
+		t.Error("valid config rejected")
+	}
+	if g := Goodput(1e9, 1500); g < 965e6 || g > 966e6 {
+		t.Errorf("goodput %v", g)
+	}
+}
+
+func TestNonGSO(t *testing.T) {
+	b := make([]byte, VnetHdrLen+60)
+	b[VnetHdrLen] = 0x45
+	if s := parse(b); s.segments != 1 || s.segWire(0) != 60 {
+		t.Fatalf("%+v", s)
+	}
+	if s := parse([]byte{1, 2}); s.segments != 1 {
+		t.Fatal("short")
+	}
+}

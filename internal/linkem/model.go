@@ -1,0 +1,147 @@
+package linkem
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Config describes one direction of a link.
+type Config struct {
+	Rate  float64 // bit/s; 0 = unlimited
+	Delay int64   // one-way propagation delay, ns
+	Loss  float64 // per-segment drop probability, 0..1
+	Queue int64   // drop-tail queue, bytes; 0 = unlimited
+}
+
+// Validate checks the ranges tcptune supports.
+func (c Config) Validate() error {
+	switch {
+	case c.Rate < 0 || c.Rate > 100e9:
+		return fmt.Errorf("rate %g bit/s out of range (1 kbit/s .. 100 Gbit/s, or 0 for unlimited)", c.Rate)
+	case c.Rate > 0 && c.Rate < 1e3:
+		return fmt.Errorf("rate %g bit/s out of range (at least 1 kbit/s)", c.Rate)
+	case c.Delay < 0 || c.Delay > 5e9:
+		return fmt.Errorf("one-way delay %d ns out of range (0 .. 5 s)", c.Delay)
+	case c.Loss < 0 || c.Loss > 0.5 || math.IsNaN(c.Loss):
+		return fmt.Errorf("loss %g out of range (0 .. 50%%)", c.Loss)
+	case c.Queue < 0 || c.Queue > 4<<30:
+		return fmt.Errorf("queue %d bytes out of range (0 .. 4 GiB)", c.Queue)
+	case c.Queue > 0 && c.Queue < 1600:
+		return fmt.Errorf("queue %d bytes is smaller than one packet (at least 1600 bytes)", c.Queue)
+	}
+	return nil
+}
+
+// Stats counts what one direction did. Segments are TCP/UDP segments
+// (a super-packet counts as many), drops are per segment.
+type Stats struct {
+	Packets    uint64 `json:"packets"`
+	Segments   uint64 `json:"segments"`
+	Bytes      uint64 `json:"bytes"` // wire bytes forwarded
+	LossDrops  uint64 `json:"loss_drops"`
+	QueueDrops uint64 `json:"queue_drops"`
+	RingDrops  uint64 `json:"ring_drops"`
+	Splits     uint64 `json:"splits"`
+	MaxBacklog int64  `json:"max_backlog"`
+}
+
+// Drops is every segment the link dropped.
+func (s Stats) Drops() uint64 { return s.LossDrops + s.QueueDrops + s.RingDrops }
+
+// Piece is a packet (or part of one) to deliver at Release (ns).
+type Piece struct {
+	Data    []byte
+	Release int64
+}
+
+// Model is one direction's state. It is not safe for concurrent use.
+type Model struct {
+	cfg      Config
+	rng      *rand.Rand
+	freeAt   int64 // virtual time the serialiser is next free, ns
+	Stats    Stats
+	keep     []bool
+	doneTime []int64
+}
+
+// New returns a model; seed makes loss reproducible.
+func New(cfg Config, seed uint64) *Model {
+	return &Model{cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
+
+// Enqueue runs one packet read at now (ns) through loss, queue and
+// serialiser. It returns the pieces to deliver (none if all segments
+// were dropped). pkt is not retained except as a returned piece.
+func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
+	s := parse(pkt)
+	m.Stats.Packets++
+	m.Stats.Segments += uint64(s.segments)
+	if cap(m.keep) < s.segments {
+		m.keep = make([]bool, s.segments)
+		m.doneTime = make([]int64, s.segments)
+	}
+	keep, done := m.keep[:s.segments], m.doneTime[:s.segments]
+	kept := 0
+	for j := 0; j < s.segments; j++ {
+		w := int64(s.segWire(j))
+		keep[j] = false
+		if m.cfg.Loss > 0 && m.rng.Float64() < m.cfg.Loss {
+			m.Stats.LossDrops++
+			continue
+		}
+		backlog := int64(0)
+		if m.cfg.Rate > 0 && m.freeAt > now {
+			backlog = int64(float64(m.freeAt-now) * m.cfg.Rate / 8e9)
+		}
+		if m.cfg.Queue > 0 && backlog+w > m.cfg.Queue {
+			m.Stats.QueueDrops++
+			continue
+		}
+		if backlog+w > m.Stats.MaxBacklog {
+			m.Stats.MaxBacklog = backlog + w
+		}
+		if m.cfg.Rate > 0 {
+			m.freeAt = max(m.freeAt, now) + int64(float64(w)*8e9/m.cfg.Rate)
+			done[j] = m.freeAt
+		} else {
+			done[j] = now
+		}
+		keep[j] = true
+		kept++
+		m.Stats.Bytes += uint64(w)
+	}
+	if kept == 0 {
+		return nil
+	}
+	if kept == s.segments {
+		return []Piece{{Data: pkt, Release: done[s.segments-1] + m.cfg.Delay}}
+	}
+	if !s.tcp4 {
+		// Only IPv4 TCP super-packets are split; anything else partly
+		// dropped is dropped whole (and counted so).
+		m.Stats.QueueDrops += uint64(kept)
+		return nil
+	}
+	var out []Piece
+	for j := 0; j < s.segments; {
+		if !keep[j] {
+			j++
+			continue
+		}
+		k := j
+		for k+1 < s.segments && keep[k+1] {
+			k++
+		}
+		out = append(out, Piece{Data: split(pkt, s, j, k), Release: done[k] + m.cfg.Delay})
+		m.Stats.Splits++
+		j = k + 1
+	}
+	return out
+}
+
+// Goodput is the TCP payload rate a link of rate bit/s and this MTU
+// delivers (MSS = MTU − 52 with timestamps), for "rate × MSS/MTU".
+func Goodput(rate float64, mtu int) float64 {
+	return rate * float64(mtu-52) / float64(mtu)
+}

@@ -1,0 +1,162 @@
+package relay
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tcptune/tcptune/internal/linkem"
+)
+
+// Now is CLOCK_MONOTONIC in ns, the clock of the model and the timers.
+func Now() int64 {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
+}
+
+// direction moves packets from in to out through one model.
+type direction struct {
+	in, out *os.File
+	q       chan linkem.Piece
+
+	mu    sync.Mutex
+	model *linkem.Model
+	st    DirStats
+}
+
+// Relay is a running link.
+type Relay struct {
+	AB, BA *direction
+}
+
+// ringSize bounds packets in flight per direction (the model's byte
+// queue is the real limit; this only guards memory).
+const ringSize = 1 << 16
+
+// New prepares a relay between a and b with a model per direction.
+func New(a, b *os.File, ab, ba linkem.Config, seed uint64) *Relay {
+	mk := func(in, out *os.File, c linkem.Config, s uint64) *direction {
+		return &direction{in: in, out: out, q: make(chan linkem.Piece, ringSize), model: linkem.New(c, s),
+			st: DirStats{Late: make([]uint64, len(LateBuckets)+1)}}
+	}
+	return &Relay{AB: mk(a, b, ab, seed), BA: mk(b, a, ba, seed+1)}
+}
+
+// Run forwards until ctx ends or a device fails.
+func (r *Relay) Run(ctx context.Context) error {
+	errc := make(chan error, 4)
+	var readers, writers sync.WaitGroup
+	for _, d := range []*direction{r.AB, r.BA} {
+		readers.Add(1)
+		writers.Add(1)
+		go func(d *direction) { defer readers.Done(); errc <- d.read(ctx) }(d)
+		go func(d *direction) { defer writers.Done(); errc <- d.write(ctx) }(d)
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	// Readers stop when their device closes; only then may the queues
+	// close, and the writers drain what is due.
+	r.AB.in.Close()
+	r.BA.in.Close()
+	readers.Wait()
+	close(r.AB.q)
+	close(r.BA.q)
+	writers.Wait()
+	if errors.Is(err, os.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+// Stats returns both directions' counters.
+func (r *Relay) Stats() (ab, ba DirStats) { return r.AB.stats(), r.BA.stats() }
+
+func (d *direction) stats() DirStats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.st
+	s.Stats = d.model.Stats
+	s.Late = append([]uint64(nil), d.st.Late...)
+	return s
+}
+
+func (d *direction) read(ctx context.Context) error {
+	buf := make([]byte, linkem.VnetHdrLen+65535+64)
+	for {
+		n, err := d.in.Read(buf)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, os.ErrClosed) {
+				return nil
+			}
+			return fmt.Errorf("tun read: %w", err)
+		}
+		pkt := make([]byte, n)
+		copy(pkt, buf[:n])
+		d.mu.Lock()
+		pieces := d.model.Enqueue(pkt, Now())
+		d.mu.Unlock()
+		for _, p := range pieces {
+			select {
+			case d.q <- p:
+			default:
+				d.mu.Lock()
+				d.model.Stats.RingDrops++
+				d.mu.Unlock()
+			}
+		}
+	}
+}
+
+func (d *direction) write(ctx context.Context) error {
+	tfd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("timerfd: %w", err)
+	}
+	timer := os.NewFile(uintptr(tfd), "timerfd")
+	defer timer.Close()
+	var tick [8]byte
+	for p := range d.q {
+		if now := Now(); p.Release > now {
+			spec := unix.ItimerSpec{Value: unix.NsecToTimespec(p.Release)}
+			if err := unix.TimerfdSettime(tfd, unix.TFD_TIMER_ABSTIME, &spec, nil); err != nil {
+				return fmt.Errorf("timerfd_settime: %w", err)
+			}
+			if _, err := io.ReadFull(timer, tick[:]); err != nil {
+				return fmt.Errorf("timerfd read: %w", err)
+			}
+			_ = binary.LittleEndian.Uint64(tick[:])
+		}
+		late := (Now() - p.Release) / 1000
+		_, werr := d.out.Write(p.Data)
+		d.mu.Lock()
+		d.st.Writes++
+		if werr != nil {
+			d.st.WriteEr++
+		}
+		if late < 0 {
+			late = 0
+		}
+		i := 0
+		for i < len(LateBuckets) && late >= LateBuckets[i] {
+			i++
+		}
+		d.st.Late[i]++
+		d.st.LateSum += late
+		d.st.LateMax = max(d.st.LateMax, late)
+		d.mu.Unlock()
+		if werr != nil && ctx.Err() != nil {
+			return nil
+		}
+	}
+	return nil
+}
