@@ -23,12 +23,12 @@ import (
 
 // Config describes a link as the user asked for it.
 type Config struct {
-	Name  string
-	Rate  float64       // bit/s
-	RTT   time.Duration // round trip; each way gets half
-	Loss  float64       // per segment, 0..0.5
-	Queue int64         // bytes; 0 = one BDP
-	MTU   int
+	Name  string        `json:"name"`
+	Rate  float64       `json:"rate"`   // bit/s
+	RTT   time.Duration `json:"rtt_ns"` // round trip; each way gets half
+	Loss  float64       `json:"loss"`   // per segment, 0..0.5
+	Queue int64         `json:"queue"`  // bytes; 0 = one BDP
+	MTU   int           `json:"mtu"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9-]{1,12}$`)
@@ -48,7 +48,9 @@ func (c Config) BDP() int64 { return int64(c.Rate * c.RTT.Seconds() / 8) }
 func (c Config) Model() linkem.Config {
 	q := c.Queue
 	if q == 0 {
-		q = max(c.BDP(), 64<<10)
+		// One BDP, but never less than a few TSO super-packets: a queue
+		// smaller than one 64 KB burst drops part of every burst.
+		q = max(c.BDP(), 256<<10)
 	}
 	return linkem.Config{Rate: c.Rate, Delay: int64(c.RTT / 2), Loss: c.Loss, Queue: q}
 }

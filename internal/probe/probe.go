@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/tcptune/tcptune/internal/sockopt"
 )
 
 // ConnectRTT makes count TCP connects to host:port, interval apart, and
@@ -33,6 +35,11 @@ func ConnectRTT(ctx context.Context, host string, port, count int, interval, tim
 		rtt := time.Since(start)
 		switch {
 		case err == nil:
+			// The kernel timed the handshake (TCP_INFO): that excludes
+			// this process's own wake-up from the sample.
+			if k := kernelRTT(c); k > 0 {
+				rtt = k
+			}
 			c.(*net.TCPConn).SetLinger(0)
 			c.Close()
 			out = append(out, rtt)
@@ -46,4 +53,20 @@ func ConnectRTT(ctx context.Context, host string, port, count int, interval, tim
 		return nil, lastErr
 	}
 	return out, nil
+}
+
+func kernelRTT(c net.Conn) time.Duration {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return 0
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	ti, err := sockopt.ReadTCPInfo(rc)
+	if err != nil || ti.RTT == 0 {
+		return 0
+	}
+	return time.Duration(ti.RTT) * time.Microsecond
 }

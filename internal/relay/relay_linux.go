@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -35,6 +36,11 @@ type direction struct {
 type Relay struct {
 	AB, BA *direction
 }
+
+// spinNS is how long before a release the writer stops sleeping and
+// spins (measured: 100 µs of spinning brought a 1 ms link from 1.38 to
+// 1.19 ms RTT; 250 µs also covers most of the wake-up tail).
+const spinNS = 250_000
 
 // ringSize bounds packets in flight per direction (the model's byte
 // queue is the real limit; this only guards memory).
@@ -126,8 +132,11 @@ func (d *direction) write(ctx context.Context) error {
 	defer timer.Close()
 	var tick [8]byte
 	for p := range d.q {
-		if now := Now(); p.Release > now {
-			spec := unix.ItimerSpec{Value: unix.NsecToTimespec(p.Release)}
+		// Sleep on the timerfd until shortly before the release time,
+		// then spin: waking a parked thread on this kind of machine
+		// takes 100-300 µs, which would add to every one-way delay.
+		if wake := p.Release - spinNS; wake > Now() {
+			spec := unix.ItimerSpec{Value: unix.NsecToTimespec(wake)}
 			if err := unix.TimerfdSettime(tfd, unix.TFD_TIMER_ABSTIME, &spec, nil); err != nil {
 				return fmt.Errorf("timerfd_settime: %w", err)
 			}
@@ -135,6 +144,9 @@ func (d *direction) write(ctx context.Context) error {
 				return fmt.Errorf("timerfd read: %w", err)
 			}
 			_ = binary.LittleEndian.Uint64(tick[:])
+		}
+		for Now() < p.Release {
+			runtime.Gosched()
 		}
 		late := (Now() - p.Release) / 1000
 		_, werr := d.out.Write(p.Data)

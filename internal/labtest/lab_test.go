@@ -1,0 +1,378 @@
+package labtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/testutil"
+)
+
+// hostKeys are host (root namespace) settings the suite must leave as
+// they were.
+var hostKeys = []string{
+	"net/ipv4/tcp_rmem", "net/ipv4/tcp_wmem", "net/core/rmem_max", "net/core/wmem_max",
+	"net/ipv4/tcp_congestion_control", "net/ipv4/tcp_mem", "net/core/default_qdisc",
+	"net/core/netdev_max_backlog", "net/ipv4/tcp_moderate_rcvbuf",
+}
+
+func snapshot() map[string]string {
+	m := map[string]string{}
+	for _, k := range hostKeys {
+		b, err := os.ReadFile("/proc/sys/" + k)
+		if err == nil {
+			m[k] = strings.TrimSpace(string(b))
+		}
+	}
+	return m
+}
+
+// testLinks are every link name the suite uses; leftovers of a killed
+// run are removed first.
+var testLinks = []string{"tt-life", "tt-life2", "tt-rtt1", "tt-rtt10", "tt-rtt50", "tt-rtt200", "tt-table", "tt-loss", "tt-queue"}
+
+func TestMain(m *testing.M) {
+	before := snapshot()
+	code := m.Run()
+	after := snapshot()
+	for k, v := range before {
+		if after[k] != v {
+			fmt.Fprintf(os.Stderr, "FAIL: host sysctl %s changed during the suite: %q -> %q\n", k, v, after[k])
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+type labT struct {
+	t   *testing.T
+	bin string
+}
+
+func newLab(t *testing.T) *labT {
+	t.Helper()
+	testutil.NeedRoot(t)
+	_, err := os.Stat("/dev/net/tun")
+	testutil.Need(t, err == nil, "no /dev/net/tun")
+	l := &labT{t: t, bin: testutil.Binary(t)}
+	return l
+}
+
+func (l *labT) run(args ...string) (string, string, error) {
+	return testutil.Run(l.t, 3*time.Minute, l.bin, args...)
+}
+
+func (l *labT) must(args ...string) string {
+	l.t.Helper()
+	out, errOut, err := l.run(args...)
+	if err != nil {
+		l.t.Fatalf("tcptune %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+// up creates a link that is removed when the test ends.
+func (l *labT) up(name string, flags ...string) {
+	l.t.Helper()
+	l.run("lab", "down", name) // a leftover of a killed run
+	l.must(append([]string{"lab", "up", name}, flags...)...)
+	l.t.Cleanup(func() { l.run("lab", "down", name) })
+}
+
+// serve starts tcptune serve in end b.
+func (l *labT) serve(name string) {
+	l.t.Helper()
+	testutil.Start(l.t, l.bin, "lab", "exec", name, "b", "--", l.bin, "serve", "-i", "0")
+	time.Sleep(300 * time.Millisecond)
+}
+
+type linkInfo struct {
+	Name  string `json:"name"`
+	PID   int    `json:"pid"`
+	Alive bool   `json:"alive"`
+	AddrA string `json:"addr_a"`
+	AddrB string `json:"addr_b"`
+	NSA   string `json:"ns_a"`
+	NSB   string `json:"ns_b"`
+	Stats *struct {
+		AB struct {
+			Segments   uint64 `json:"segments"`
+			LossDrops  uint64 `json:"loss_drops"`
+			QueueDrops uint64 `json:"queue_drops"`
+			RingDrops  uint64 `json:"ring_drops"`
+		} `json:"a_to_b"`
+	} `json:"stats"`
+}
+
+func (l *labT) ls() map[string]linkInfo {
+	l.t.Helper()
+	var links []linkInfo
+	if err := json.Unmarshal([]byte(l.must("lab", "ls", "--json")), &links); err != nil {
+		l.t.Fatal(err)
+	}
+	m := map[string]linkInfo{}
+	for _, x := range links {
+		m[x.Name] = x
+	}
+	return m
+}
+
+func (l *labT) sysctl(name, side, key, value string) {
+	l.t.Helper()
+	path := "/proc/sys/" + strings.ReplaceAll(key, ".", "/")
+	l.must("lab", "exec", name, side, "--", "sh", "-c", fmt.Sprintf("echo %s > %s", value, path))
+}
+
+func nsList() string {
+	out, _ := exec.Command("ip", "netns", "list").Output()
+	return string(out)
+}
+
+func TestLifecycle(t *testing.T) {
+	l := newLab(t)
+	l.up("tt-life", "--rate", "100mbit", "--rtt", "10ms")
+	l.up("tt-life2", "--rate", "1gbit", "--rtt", "2ms") // two links at once
+	links := l.ls()
+	a, b := links["tt-life"], links["tt-life2"]
+	if !a.Alive || !b.Alive || a.AddrB == b.AddrB {
+		t.Fatalf("two links: %+v %+v", a, b)
+	}
+	if !strings.Contains(nsList(), "tcptune-tt-life-a") || !strings.Contains(nsList(), "tcptune-tt-life2-b") {
+		t.Fatalf("namespaces missing:\n%s", nsList())
+	}
+	// The ends see each other through the relay.
+	out := l.must("lab", "exec", "tt-life", "a", "--", l.bin, "ping", a.AddrB, "-c", "3", "-i", "10ms")
+	if !strings.Contains(out, "3 samples") {
+		t.Fatalf("ping: %s", out)
+	}
+	// TCPTUNE_PEER is the other end.
+	out = l.must("lab", "exec", "tt-life", "b", "--", "sh", "-c", "echo $TCPTUNE_PEER")
+	if strings.TrimSpace(out) != a.AddrA {
+		t.Fatalf("TCPTUNE_PEER in b = %q", out)
+	}
+	// Something left running in a namespace is ended by lab down.
+	p := testutil.Start(t, l.bin, "lab", "exec", "tt-life2", "b", "--", "sleep", "300")
+	time.Sleep(200 * time.Millisecond)
+	// A SIGKILLed relay leaves a dead link that ls reports, and that
+	// the next up of that name replaces.
+	if err := syscall.Kill(a.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if l.ls()["tt-life"].Alive {
+		t.Fatal("killed relay reported alive")
+	}
+	l.must("lab", "up", "tt-life", "--rate", "100mbit", "--rtt", "10ms")
+	if !l.ls()["tt-life"].Alive {
+		t.Fatal("up after a kill did not replace the dead link")
+	}
+	// SIGTERM to the relay removes the link by itself.
+	syscall.Kill(l.ls()["tt-life"].PID, syscall.SIGTERM)
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(nsList(), "tcptune-tt-life-a") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if strings.Contains(nsList(), "tcptune-tt-life-a") {
+		t.Fatal("SIGTERM to the relay left the namespaces")
+	}
+	if _, ok := l.ls()["tt-life"]; ok {
+		t.Fatal("SIGTERM to the relay left the state")
+	}
+	l.must("lab", "down", "tt-life2")
+	if !p.Wait(5 * time.Second) {
+		t.Fatal("lab down left a process running in the namespace")
+	}
+	if strings.Contains(nsList(), "tcptune-tt-life") {
+		t.Fatalf("namespaces left:\n%s", nsList())
+	}
+	if _, err := os.Stat(filepath.Join("/sys/class/net", "tlab1a")); err == nil {
+		t.Fatal("TUN device left in the host")
+	}
+}
+
+func TestValidation(t *testing.T) {
+	l := newLab(t)
+	for _, args := range [][]string{
+		{"lab", "up", "Bad_Name"}, {"lab", "up", "waytoolongname13"},
+		{"lab", "up", "tt-x", "--rate", "fast"}, {"lab", "up", "tt-x", "--rate", "100gbit"},
+		{"lab", "up", "tt-x", "--rtt", "-5ms"}, {"lab", "up", "tt-x", "--rtt", "20s"},
+		{"lab", "up", "tt-x", "--loss", "60%"}, {"lab", "up", "tt-x", "--queue", "10"},
+		{"lab", "up", "tt-x", "--queue", "lots"}, {"lab", "exec", "tt-nope", "a", "--", "true"},
+	} {
+		_, errOut, err := l.run(args...)
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if err == nil || len(lines) != 1 || !strings.HasPrefix(lines[0], "tcptune: error - ") {
+			t.Errorf("%v: want one error line, got %v %q", args, err, errOut)
+		}
+	}
+	if strings.Contains(nsList(), "tcptune-tt-x") {
+		t.Fatal("a rejected link left namespaces")
+	}
+}
+
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	return xs[len(xs)/2]
+}
+
+func TestRTTAccuracy(t *testing.T) {
+	l := newLab(t)
+	for _, ms := range []int{1, 10, 50, 200} {
+		name := fmt.Sprintf("tt-rtt%d", ms)
+		l.up(name, "--rate", "1gbit", "--rtt", fmt.Sprintf("%dms", ms))
+		l.serve(name)
+		addr := l.ls()[name].AddrB
+		out := l.must("lab", "exec", name, "a", "--", l.bin, "ping", addr, "-p", "5201", "-c", "15", "-i", "20ms")
+		var rtts []float64
+		for _, line := range strings.Split(out, "\n") {
+			if i := strings.Index(line, "time="); i > 0 {
+				v, _ := strconv.ParseFloat(strings.Fields(line[i+5:])[0], 64)
+				rtts = append(rtts, v)
+			}
+		}
+		if len(rtts) < 10 {
+			t.Fatalf("%d ms: too few samples:\n%s", ms, out)
+		}
+		got := median(rtts)
+		tol := 0.3 + 0.01*float64(ms)
+		t.Logf("RTT %d ms: median %.3f ms (tolerance %.2f ms)", ms, got, tol)
+		if got < float64(ms) || got > float64(ms)+tol {
+			t.Errorf("RTT %d ms measured %.3f ms, want within %.2f ms", ms, got, tol)
+		}
+	}
+}
+
+type benchResult struct {
+	bps, wnd, rtt float64
+}
+
+func (l *labT) bench(name, addr string, args ...string) (benchResult, map[string]any) {
+	l.t.Helper()
+	out := l.must(append([]string{"lab", "exec", name, "a", "--", l.bin, "bench", "-c", addr, "-J"}, args...)...)
+	var d map[string]any
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		l.t.Fatalf("bench output: %v\n%.1000s", err, out)
+	}
+	end := d["end"].(map[string]any)
+	r := benchResult{bps: end["sum_received"].(map[string]any)["bits_per_second"].(float64)}
+	if st, ok := end["streams"].([]any); ok && len(st) > 0 {
+		if snd, ok := st[0].(map[string]any)["sender"].(map[string]any); ok {
+			r.wnd, _ = snd["max_snd_wnd"].(float64)
+			rtt, _ := snd["mean_rtt"].(float64)
+			r.rtt = rtt / 1e6
+		}
+	}
+	return r, d
+}
+
+// TestTextbookTable: at 1 Gbit/s × 50 ms with CUBIC, throughput follows
+// min(advertised window ÷ RTT, link goodput) as tcp_rmem/tcp_wmem max
+// grow, all set inside the namespaces.
+func TestTextbookTable(t *testing.T) {
+	l := newLab(t)
+	const name = "tt-table"
+	l.up(name, "--rate", "1gbit", "--rtt", "50ms")
+	l.serve(name)
+	addr := l.ls()[name].AddrB
+	goodput := 1e9 * 1448 / 1500
+	for _, x := range []int{256 << 10, 1 << 20, 4 << 20, 32 << 20} {
+		for _, side := range []string{"a", "b"} {
+			l.sysctl(name, side, "net.ipv4.tcp_rmem", fmt.Sprintf("'4096 131072 %d'", x))
+			l.sysctl(name, side, "net.ipv4.tcp_wmem", fmt.Sprintf("'4096 16384 %d'", x))
+		}
+		r, _ := l.bench(name, addr, "-C", "cubic", "-t", "6", "-O", "2", "-i", "0.5")
+		if r.wnd == 0 || r.rtt == 0 {
+			t.Fatalf("no TCP_INFO window/RTT in the JSON")
+		}
+		want := math.Min(r.wnd*8/r.rtt, goodput)
+		t.Logf("max %7d KiB: %6.1f Mbit/s, window %5.0f KB, RTT %.1f ms, expected %6.1f Mbit/s", x>>10, r.bps/1e6, r.wnd/1e3, r.rtt*1e3, want/1e6)
+		if math.Abs(r.bps-want)/want > 0.15 {
+			t.Errorf("tcp_[rw]mem max %d: %.1f Mbit/s, expected %.1f ±15%%", x, r.bps/1e6, want/1e6)
+		}
+	}
+}
+
+func retransSegs(l *labT, name string) float64 {
+	out := l.must("lab", "exec", name, "a", "--", "cat", "/proc/net/snmp")
+	var hdr []string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != "Tcp:" {
+			continue
+		}
+		if hdr == nil {
+			hdr = f
+			continue
+		}
+		for i, k := range hdr {
+			if k == "RetransSegs" {
+				v, _ := strconv.ParseFloat(f[i], 64)
+				return v
+			}
+		}
+	}
+	l.t.Fatal("no RetransSegs")
+	return 0
+}
+
+// TestQueueDropsEqualRetransmits: with no random loss, every segment
+// the relay's drop-tail queue drops is retransmitted once.
+func TestQueueDropsEqualRetransmits(t *testing.T) {
+	l := newLab(t)
+	const name = "tt-queue"
+	l.up(name, "--rate", "1gbit", "--rtt", "20ms", "--queue", "0.2bdp")
+	l.serve(name)
+	addr := l.ls()[name].AddrB
+	for _, side := range []string{"a", "b"} {
+		l.sysctl(name, side, "net.ipv4.tcp_rmem", "'4096 131072 33554432'")
+		l.sysctl(name, side, "net.ipv4.tcp_wmem", "'4096 16384 33554432'")
+	}
+	before := retransSegs(l, name)
+	l.bench(name, addr, "-C", "cubic", "-t", "4")
+	retr := retransSegs(l, name) - before
+	st := l.ls()[name].Stats.AB
+	drops := float64(st.QueueDrops + st.LossDrops + st.RingDrops)
+	t.Logf("relay drops %v (queue %d), sender TcpRetransSegs +%v", drops, st.QueueDrops, retr)
+	if drops == 0 {
+		t.Fatal("a 0.2 BDP queue dropped nothing")
+	}
+	if retr < drops || retr > drops*1.05+10 {
+		t.Errorf("relay drops %v, retransmits %v: want equal (a few spurious retransmits allowed)", drops, retr)
+	}
+}
+
+// TestLossAccounting: over ≥100k segments the measured loss is within
+// 10% of the configured loss.
+func TestLossAccounting(t *testing.T) {
+	l := newLab(t)
+	const name = "tt-loss"
+	l.up(name, "--rate", "1gbit", "--rtt", "2ms", "--loss", "1%")
+	l.serve(name)
+	addr := l.ls()[name].AddrB
+	// 150 Mbit/s of 1400-byte datagrams: ≥100k segments in 8 s, slow
+	// enough that the receiving socket does not overflow on 2 cores.
+	_, d := l.bench(name, addr, "-u", "-b", "150M", "-l", "1400", "-t", "8")
+	st := l.ls()[name].Stats.AB
+	if st.Segments < 100000 {
+		t.Fatalf("only %d segments", st.Segments)
+	}
+	p := float64(st.LossDrops) / float64(st.Segments)
+	lost := d["end"].(map[string]any)["sum_received"].(map[string]any)["lost_percent"].(float64) / 100
+	t.Logf("relay loss %.4f over %d segments; receiver lost %.4f", p, st.Segments, lost)
+	if math.Abs(p-0.01)/0.01 > 0.10 {
+		t.Errorf("relay loss %.4f, configured 0.01", p)
+	}
+	// What the receiver lost is what the relay dropped (edges aside).
+	if math.Abs(lost-p) > 0.002 {
+		t.Errorf("receiver lost %.4f, the relay dropped %.4f", lost, p)
+	}
+}
