@@ -248,4 +248,3 @@ func newLabRelayCmd() *cobra.Command {
 		},
 	}
 }
-

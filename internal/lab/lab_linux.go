@@ -565,4 +565,3 @@ func intoNamespace(dev, nsName, addr string, mtu int) error {
 	}
 	return nil
 }
-

@@ -14,4 +14,3 @@ type DirStats struct {
 	Writes  uint64   `json:"writes"`
 	WriteEr uint64   `json:"write_errors"`
 }
-
