@@ -55,9 +55,11 @@ cpu=('"$c1"'-'"$c0"')/'"$hz"'/('"$t1"'-'"$t0"')*100
 print(f"{bps/1e6:.1f} {cpu:.0f} {'"$r1"'-'"$r0"'} {'"$d1"'-'"$d0"'}")'
 }
 
-echo "== relay capacity (rate 40gbit, tcp_[rw]mem max 128 MiB, CUBIC, 8 s, 2 s omitted)"
+echo "== relay capacity (rate 40gbit, queue 16 MB, tcp_[rw]mem max 128 MiB, CUBIC, 8 s, 2 s omitted)"
 for rtt in 0ms 50ms; do
-	up 40gbit $rtt; bufs 134217728
+	up 40gbit $rtt; "$bin" lab down $name >/dev/null; "$bin" lab up $name --rate 40gbit --rtt $rtt --queue 16M >/dev/null
+	"$bin" lab exec $name b -- "$bin" serve -i 0 >/dev/null 2>&1 &
+	sleep 0.5; bufs 134217728
 	read -r mbps cpu _ _ < <(run tcptune -t 8 -O 2 -C cubic)
 	echo "RTT $rtt: $mbps Mbit/s, relay CPU $cpu%"
 done

@@ -22,7 +22,7 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.rate, "rate", "1gbit", "link rate, e.g. 100mbit, 1gbit, 2.5G")
 	fs.StringVar(&f.rtt, "rtt", "50ms", "round-trip time, e.g. 50ms, 0.2s (half each way)")
 	fs.StringVar(&f.loss, "loss", "0", "random loss per segment, e.g. 0.01% or 0.0001")
-	fs.StringVar(&f.queue, "queue", "1bdp", "drop-tail queue: a multiple of the BDP (1bdp) or bytes (4M)")
+	fs.StringVar(&f.queue, "queue", "1bdp", "drop-tail queue: a multiple of the BDP (1bdp; at least 256 KB) or bytes (4M)")
 	intVarP(fs, &f.mtu, "mtu", "", 1500, 576, 65000, "bytes", "MTU of the link")
 }
 

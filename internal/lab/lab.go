@@ -48,9 +48,7 @@ func (c Config) BDP() int64 { return int64(c.Rate * c.RTT.Seconds() / 8) }
 func (c Config) Model() linkem.Config {
 	q := c.Queue
 	if q == 0 {
-		// One BDP, but never less than a few TSO super-packets: a queue
-		// smaller than one 64 KB burst drops part of every burst.
-		q = max(c.BDP(), 256<<10)
+		q = max(c.BDP(), minBDPQueue)
 	}
 	return linkem.Config{Rate: c.Rate, Delay: int64(c.RTT / 2), Loss: c.Loss, Queue: q}
 }
@@ -75,6 +73,11 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// minBDPQueue is the smallest queue a BDP multiple gives: a few TSO
+// super-packets, since a queue smaller than one 64 KB burst drops part of
+// every burst. An explicit size in bytes may be smaller.
+const minBDPQueue = 256 << 10
+
 // ParseQueue reads --queue: "1bdp", "0.5bdp", or a size ("4M").
 func ParseQueue(s string, bdp int64) (int64, error) {
 	if v, ok := strings.CutSuffix(strings.ToLower(s), "bdp"); ok {
@@ -85,7 +88,7 @@ func ParseQueue(s string, bdp int64) (int64, error) {
 		if err != nil || f <= 0 || f > 100 {
 			return 0, fmt.Errorf("--queue %q: accepts a multiple of the BDP (0.1bdp .. 100bdp) or a size (e.g. 4M)", s)
 		}
-		return max(int64(f*float64(bdp)), 1600), nil
+		return max(int64(f*float64(bdp)), minBDPQueue), nil
 	}
 	b, err := units.ParseBytes(s)
 	if err != nil {

@@ -25,7 +25,7 @@ func Now() int64 {
 // direction moves packets from in to out through one model.
 type direction struct {
 	in, out *os.File
-	q       chan linkem.Piece
+	q       chan item
 
 	mu    sync.Mutex
 	model *linkem.Model
@@ -42,6 +42,17 @@ type Relay struct {
 // 1.19 ms RTT; 250 µs also covers most of the wake-up tail).
 const spinNS = 250_000
 
+// item is a piece on its way out; buf, if set, goes back to the pool
+// after the write.
+type item struct {
+	linkem.Piece
+	buf *[]byte
+}
+
+// bufPool recycles read buffers: a 64 KB allocation per super-packet
+// would keep the garbage collector busy at multi-Gbit/s.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, linkem.VnetHdrLen+65535+64); return &b }}
+
 // ringSize bounds packets in flight per direction (the model's byte
 // queue is the real limit; this only guards memory).
 const ringSize = 1 << 16
@@ -49,7 +60,7 @@ const ringSize = 1 << 16
 // New prepares a relay between a and b with a model per direction.
 func New(a, b *os.File, ab, ba linkem.Config, seed uint64) *Relay {
 	mk := func(in, out *os.File, c linkem.Config, s uint64) *direction {
-		return &direction{in: in, out: out, q: make(chan linkem.Piece, ringSize), model: linkem.New(c, s),
+		return &direction{in: in, out: out, q: make(chan item, ringSize), model: linkem.New(c, s),
 			st: DirStats{Late: make([]uint64, len(LateBuckets)+1)}}
 	}
 	return &Relay{AB: mk(a, b, ab, seed), BA: mk(b, a, ba, seed+1)}
@@ -97,28 +108,38 @@ func (d *direction) stats() DirStats {
 }
 
 func (d *direction) read(ctx context.Context) error {
-	buf := make([]byte, linkem.VnetHdrLen+65535+64)
 	for {
-		n, err := d.in.Read(buf)
+		bp := bufPool.Get().(*[]byte)
+		n, err := d.in.Read(*bp)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, os.ErrClosed) {
 				return nil
 			}
 			return fmt.Errorf("tun read: %w", err)
 		}
-		pkt := make([]byte, n)
-		copy(pkt, buf[:n])
+		pkt := (*bp)[:n]
 		d.mu.Lock()
 		pieces := d.model.Enqueue(pkt, Now())
 		d.mu.Unlock()
+		kept := false
 		for _, p := range pieces {
+			it := item{Piece: p}
+			if &p.Data[0] == &pkt[0] { // forwarded whole: the buffer travels
+				it.buf, kept = bp, true
+			}
 			select {
-			case d.q <- p:
+			case d.q <- it:
 			default:
 				d.mu.Lock()
 				d.model.Stats.RingDrops++
 				d.mu.Unlock()
+				if it.buf != nil {
+					kept = false
+				}
 			}
+		}
+		if !kept {
+			bufPool.Put(bp)
 		}
 	}
 }
@@ -150,6 +171,9 @@ func (d *direction) write(ctx context.Context) error {
 		}
 		late := (Now() - p.Release) / 1000
 		_, werr := d.out.Write(p.Data)
+		if p.buf != nil {
+			bufPool.Put(p.buf)
+		}
 		d.mu.Lock()
 		d.st.Writes++
 		if werr != nil {
