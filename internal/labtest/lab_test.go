@@ -371,8 +371,9 @@ func TestLossAccounting(t *testing.T) {
 	if math.Abs(p-0.01)/0.01 > 0.10 {
 		t.Errorf("relay loss %.4f, configured 0.01", p)
 	}
-	// What the receiver lost is what the relay dropped (edges aside).
-	if math.Abs(lost-p) > 0.002 {
+	// The receiver loses at least what the relay dropped (edges aside);
+	// more only if its socket overflowed on a busy machine.
+	if lost < p-0.002 || lost > p+0.015 {
 		t.Errorf("receiver lost %.4f, the relay dropped %.4f", lost, p)
 	}
 }
