@@ -30,7 +30,7 @@ bandwidth-delay product.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newBenchCmd(), newServeCmd(), newLabCmd(), newPingCmd())
+	root.AddCommand(newBenchCmd(), newServeCmd(), newLabCmd(), newPingCmd(), newShowCmd(), newAdviseCmd(), newApplyCmd(), newRollbackCmd())
 	root.SetFlagErrorFunc(flagError)
 	return root
 }

@@ -348,27 +348,6 @@ func Command(self, name, side string, argv ...string) *exec.Cmd {
 	return exec.Command(self, append([]string{"lab", "exec", name, side, "--"}, argv...)...)
 }
 
-// InNamespace runs f on a thread inside the named namespace: sockets it
-// opens and /proc/sys/net it reads or writes are that namespace's.
-func InNamespace(name string, f func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
-		ns, err := netns.GetFromName(name)
-		if err != nil {
-			errc <- fmt.Errorf("namespace %s: %w", name, err)
-			return
-		}
-		defer ns.Close()
-		if err := netns.Set(ns); err != nil {
-			errc <- fmt.Errorf("enter namespace %s: %w", name, err)
-			return
-		}
-		errc <- f()
-	}()
-	return <-errc
-}
-
 // Run brings a link up, runs argv in end a, and takes the link down,
 // also when interrupted. It returns argv's exit status.
 func Run(ctx context.Context, c Config, argv []string) (int, error) {

@@ -79,3 +79,20 @@ func (f FS) Int(key string, i int) int64 {
 	}
 	return v[i]
 }
+
+// Set writes a value (vectors space-separated).
+func (f FS) Set(key, value string) error {
+	p, err := f.Path(key)
+	if err != nil {
+		return err
+	}
+	fh, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return fmt.Errorf("sysctl %s: %w", key, err)
+	}
+	if _, err := fh.WriteString(value + "\n"); err != nil {
+		fh.Close()
+		return fmt.Errorf("sysctl %s = %q: %w", key, value, err)
+	}
+	return fh.Close()
+}

@@ -1,0 +1,128 @@
+package advise
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func base(osName string) Input {
+	return Input{Rate: 1e9, RTT: 50 * time.Millisecond, Streams: 1, Connections: 100, Memory: 16 << 30, TCPMemMax: 2 << 30, Role: "host", OS: osName}
+}
+
+// TestGolden renders every OS and format for 1 Gbit/s × 50 ms and
+// compares with testdata/*.golden (go test -update rewrites them).
+func TestGolden(t *testing.T) {
+	for osName, formats := range Formats {
+		for _, f := range formats {
+			a, err := Advise(base(osName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Render(a, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join("testdata", osName+"_"+f+".golden")
+			if *update {
+				os.WriteFile(file, []byte(got), 0o644)
+				continue
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%s: %v (run go test -update)", file, err)
+			}
+			if got != string(want) {
+				t.Errorf("%s differs:\n%s", file, got)
+			}
+		}
+	}
+}
+
+func value(a Advice, key string) []int64 {
+	for _, s := range a.Settings {
+		if s.Key == key {
+			return s.Values
+		}
+	}
+	return nil
+}
+
+func TestLinuxValues(t *testing.T) {
+	a, _ := Advise(base("linux"))
+	// BDP 6.25 MB: 2 × BDP rounded up to MiB is 12 MiB, within 4 × BDP.
+	if a.BDP != 6250000 || value(a, "net.ipv4.tcp_rmem")[2] != 12<<20 || value(a, "net.ipv4.tcp_wmem")[2] != 12<<20 {
+		t.Fatalf("%+v", a.Settings)
+	}
+	if value(a, "net.core.rmem_max") != nil {
+		t.Fatal("host role must not touch rmem_max")
+	}
+	in := base("linux")
+	in.Role = "storage"
+	a, _ = Advise(in)
+	if value(a, "net.core.rmem_max") == nil {
+		t.Fatal("storage role sets rmem_max")
+	}
+	in.Streams = 4
+	a, _ = Advise(in)
+	if value(a, "net.ipv4.tcp_rmem")[2] != 6291456 {
+		t.Fatalf("4 streams: %v", value(a, "net.ipv4.tcp_rmem"))
+	}
+	// Huge paths are capped at INT_MAX.
+	in = base("linux")
+	in.Rate, in.RTT = 400e9, 200*time.Millisecond
+	a, _ = Advise(in)
+	if v := value(a, "net.ipv4.tcp_rmem")[2]; v != IntMax {
+		t.Fatalf("cap: %d", v)
+	}
+}
+
+func TestRolesBudgetMyths(t *testing.T) {
+	in := base("linux")
+	in.Role = "firewall"
+	a, _ := Advise(in)
+	if value(a, "net.ipv4.tcp_rmem")[2] != 6291456 || !strings.Contains(strings.Join(a.Warnings, " "), "wastes memory") {
+		t.Fatalf("firewall: %+v", a)
+	}
+	in = base("linux")
+	in.Connections = 5000
+	a, _ = Advise(in)
+	if a.Budget.Fits || !strings.Contains(a.Budget.Note, "does not fit") {
+		t.Fatalf("budget: %+v", a.Budget)
+	}
+	w, _ := Advise(base("windows"))
+	if !strings.Contains(strings.Join(w.Myths, " "), "TcpWindowSize") {
+		t.Fatal("windows myth")
+	}
+	out, _ := Render(w, "script")
+	if strings.Contains(out, "TcpWindowSize ") || !strings.Contains(out, "Set-NetTCPSetting") {
+		t.Fatalf("windows script:\n%s", out)
+	}
+	f, _ := Advise(base("freebsd"))
+	if value(f, "kern.ipc.maxsockbuf")[0]*2048/2304 < value(f, "net.inet.tcp.recvbuf_max")[0] {
+		t.Fatal("freebsd maxsockbuf rule")
+	}
+}
+
+func TestValidation(t *testing.T) {
+	for _, in := range []Input{
+		{Rate: 0, RTT: time.Millisecond, Streams: 1, Connections: 1, Role: "host", OS: "linux"},
+		{Rate: 1e9, RTT: 0, Streams: 1, Connections: 1, Role: "host", OS: "linux"},
+		{Rate: 1e9, RTT: time.Millisecond, Streams: 0, Connections: 1, Role: "host", OS: "linux"},
+		{Rate: 1e9, RTT: time.Millisecond, Streams: 1, Connections: 1, Role: "toaster", OS: "linux"},
+		{Rate: 1e9, RTT: time.Millisecond, Streams: 1, Connections: 1, Role: "host", OS: "plan9"},
+	} {
+		if _, err := Advise(in); err == nil {
+			t.Errorf("%+v accepted", in)
+		}
+	}
+	a, _ := Advise(base("macos"))
+	if _, err := Render(a, "tuned"); err == nil {
+		t.Error("tuned for macos accepted")
+	}
+}

@@ -1,0 +1,299 @@
+package apply
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/knobs"
+	"github.com/tcptune/tcptune/internal/nsx"
+	"github.com/tcptune/tcptune/internal/sysctl"
+)
+
+// Options control where apply works.
+type Options struct {
+	NetNS     string // "" = this namespace
+	Persist   bool
+	DryRun    bool
+	BackupDir string // default /var/lib/tcptune/backups
+	SysctlD   string // default /etc/sysctl.d
+	// FailAfter, if > 0, makes the write after FailAfter writes fail
+	// (fault injection for tests); PauseAfter pauses there instead.
+	FailAfter  int
+	PauseAfter int
+}
+
+func (o *Options) defaults() {
+	if o.BackupDir == "" {
+		o.BackupDir = "/var/lib/tcptune/backups"
+	}
+	if o.SysctlD == "" {
+		o.SysctlD = "/etc/sysctl.d"
+	}
+}
+
+// PersistFile is the file --persist writes.
+func (o Options) PersistFile() string { o.defaults(); return filepath.Join(o.SysctlD, "90-tcptune.conf") }
+
+// Change is one planned write.
+type Change struct {
+	Key string `json:"key"`
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+// Backup is what apply replaced.
+type Backup struct {
+	ID          string    `json:"id"`
+	Time        time.Time `json:"time"`
+	NetNS       string    `json:"netns,omitempty"`
+	Changes     []Change  `json:"changes"`
+	PersistFile string    `json:"persist_file,omitempty"`
+	PersistOld  *string   `json:"persist_old,omitempty"` // nil: the file did not exist
+	State       string    `json:"state"`                 // applied, restored (after a failure), rolled-back
+}
+
+// fs is the live /proc/sys (apply works on live systems; Plan and Set are
+// run inside the target namespace).
+var fs = sysctl.FS{Root: "/"}
+
+// Plan validates every value in the target namespace and returns the
+// changes (keys whose value differs).
+func Plan(kvs []KV, o Options) ([]Change, error) {
+	var out []Change
+	var errs []string
+	err := nsx.Do(o.NetNS, func() error {
+		for _, kv := range kvs {
+			c, err := check(kv)
+			if err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			if c.Old != c.New {
+				out = append(out, c)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		return nil, errors.New(strings.Join(errs, "; "))
+	}
+	return out, nil
+}
+
+func check(kv KV) (Change, error) {
+	where := kv.Key
+	if kv.Line > 0 {
+		where = fmt.Sprintf("line %d: %s", kv.Line, kv.Key)
+	}
+	p, err := fs.Path(kv.Key)
+	if err != nil {
+		return Change{}, fmt.Errorf("%s: %v", where, err)
+	}
+	old, err := fs.Get(kv.Key)
+	if err != nil {
+		return Change{}, fmt.Errorf("%s: no such sysctl here", where)
+	}
+	if k, ok := knobs.Lookup("linux", kv.Key); ok && k.Numeric() {
+		var vals []int64
+		for _, f := range strings.Fields(kv.Value) {
+			v, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return Change{}, fmt.Errorf("%s: %q is not a number (%s)", where, f, k.Unit)
+			}
+			vals = append(vals, v)
+		}
+		if err := k.Check(vals); err != nil {
+			return Change{}, fmt.Errorf("%s: %v", where, err)
+		}
+	} else if len(strings.Fields(old)) != len(strings.Fields(kv.Value)) {
+		return Change{}, fmt.Errorf("%s: takes %d value(s), got %d", where, len(strings.Fields(old)), len(strings.Fields(kv.Value)))
+	}
+	if !writable(p) {
+		return Change{}, fmt.Errorf("%s: not writable in this namespace (a host-only key, or not root)", where)
+	}
+	return Change{Key: kv.Key, Old: old, New: strings.Join(strings.Fields(kv.Value), " ")}, nil
+}
+
+func newID() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Apply validates, backs up, writes, and on any failure restores.
+func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
+	o.defaults()
+	changes, err := Plan(kvs, o)
+	if err != nil || o.DryRun {
+		return nil, changes, err
+	}
+	b := &Backup{ID: newID(), Time: time.Now().UTC(), NetNS: o.NetNS, Changes: changes, State: "applied"}
+	if o.Persist {
+		b.PersistFile = o.PersistFile()
+		if old, err := os.ReadFile(b.PersistFile); err == nil {
+			s := string(old)
+			b.PersistOld = &s
+		} else if !os.IsNotExist(err) {
+			return nil, changes, fmt.Errorf("read %s: %w", b.PersistFile, err)
+		}
+	}
+	// The backup is on disk before the first write: a crash mid-way can
+	// always be rolled back.
+	if err := save(o.BackupDir, b); err != nil {
+		return nil, changes, fmt.Errorf("backup: %w", err)
+	}
+	werr := nsx.Do(o.NetNS, func() error {
+		for i, c := range changes {
+			if o.PauseAfter > 0 && i == o.PauseAfter {
+				time.Sleep(time.Minute)
+			}
+			var err error
+			if o.FailAfter > 0 && i == o.FailAfter {
+				err = fmt.Errorf("sysctl %s: injected failure", c.Key)
+			} else {
+				err = fs.Set(c.Key, c.New)
+			}
+			if err != nil {
+				restore(changes[:i])
+				return err
+			}
+		}
+		return nil
+	})
+	if werr == nil && o.Persist {
+		if err := writePersist(b.PersistFile, changes, kvs); err != nil {
+			nsx.Do(o.NetNS, func() error { restore(changes); return nil })
+			werr = err
+		}
+	}
+	if werr != nil {
+		b.State = "restored"
+		save(o.BackupDir, b)
+		return b, changes, fmt.Errorf("%v: every value written was restored", werr)
+	}
+	return b, changes, nil
+}
+
+// restore writes the old values back, newest first.
+func restore(changes []Change) error {
+	var errs []error
+	for i := len(changes) - 1; i >= 0; i-- {
+		if err := fs.Set(changes[i].Key, changes[i].Old); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writePersist writes the sysctl.d file atomically: every key of the
+// request, so the file says what the host should be.
+func writePersist(path string, _ []Change, kvs []KV) error {
+	var b strings.Builder
+	b.WriteString("# Written by tcptune apply; roll back with: tcptune rollback\n")
+	for _, kv := range kvs {
+		fmt.Fprintf(&b, "%s = %s\n", kv.Key, kv.Value)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tcptune-tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func save(dir string, b *Backup) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(dir, b.ID+".json")
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
+
+// List returns the backups, oldest first.
+func List(o Options) ([]Backup, error) {
+	o.defaults()
+	entries, err := os.ReadDir(o.BackupDir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []Backup
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(o.BackupDir, e.Name()))
+		if err != nil {
+			continue
+		}
+		var b Backup
+		if json.Unmarshal(data, &b) == nil && b.ID != "" {
+			out = append(out, b)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// Rollback restores backup id (or the newest not yet rolled back for the
+// namespace) and its sysctl.d file.
+func Rollback(id string, o Options) (*Backup, error) {
+	o.defaults()
+	all, err := List(o)
+	if err != nil {
+		return nil, err
+	}
+	var b *Backup
+	for i := len(all) - 1; i >= 0; i-- {
+		x := all[i]
+		if (id != "" && x.ID == id) || (id == "" && x.State == "applied" && x.NetNS == o.NetNS) {
+			b = &x
+			break
+		}
+	}
+	if b == nil {
+		if id != "" {
+			return nil, fmt.Errorf("no backup %q (tcptune rollback --list)", id)
+		}
+		return nil, fmt.Errorf("no backup to roll back for namespace %q (tcptune rollback --list)", o.NetNS)
+	}
+	err = nsx.Do(b.NetNS, func() error { return restore(b.Changes) })
+	if err != nil {
+		return b, fmt.Errorf("rollback %s: %w", b.ID, err)
+	}
+	if b.PersistFile != "" {
+		if b.PersistOld == nil {
+			if err := os.Remove(b.PersistFile); err != nil && !os.IsNotExist(err) {
+				return b, err
+			}
+		} else if err := os.WriteFile(b.PersistFile, []byte(*b.PersistOld), 0o644); err != nil {
+			return b, err
+		}
+	}
+	b.State = "rolled-back"
+	return b, save(o.BackupDir, b)
+}

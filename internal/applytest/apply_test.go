@@ -1,0 +1,202 @@
+package applytest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/testutil"
+)
+
+var hostKeys = []string{"net/ipv4/tcp_rmem", "net/ipv4/tcp_wmem", "net/core/rmem_max", "net/core/wmem_max", "net/ipv4/tcp_mtu_probing", "net/ipv4/tcp_mem"}
+
+func snapshot() map[string]string {
+	m := map[string]string{}
+	for _, k := range hostKeys {
+		if b, err := os.ReadFile("/proc/sys/" + k); err == nil {
+			m[k] = strings.TrimSpace(string(b))
+		}
+	}
+	return m
+}
+
+func TestMain(m *testing.M) {
+	before := snapshot()
+	code := m.Run()
+	for k, v := range snapshot() {
+		if before[k] != v {
+			fmt.Fprintf(os.Stderr, "FAIL: host sysctl %s changed during the suite: %q -> %q\n", k, before[k], v)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+type env struct {
+	t   *testing.T
+	bin string
+	ns  string
+	dir string
+}
+
+// setup makes a throwaway namespace and a private state directory.
+func setup(t *testing.T) *env {
+	t.Helper()
+	testutil.NeedRoot(t)
+	e := &env{t: t, bin: testutil.Binary(t), ns: fmt.Sprintf("tcptune-apply-%d", rand.IntN(1e6)), dir: t.TempDir()}
+	if out, err := exec.Command("ip", "netns", "add", e.ns).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", e.ns).Run() })
+	return e
+}
+
+func (e *env) cmd(args ...string) *exec.Cmd {
+	c := exec.Command(e.bin, args...)
+	c.Env = append(os.Environ(), "TCPTUNE_STATE_DIR="+e.dir, "TCPTUNE_SYSCTL_D="+filepath.Join(e.dir, "sysctl.d"))
+	return c
+}
+
+func (e *env) run(extraEnv []string, args ...string) (string, error) {
+	c := e.cmd(args...)
+	c.Env = append(c.Env, extraEnv...)
+	out, err := c.CombinedOutput()
+	return string(out), err
+}
+
+// get reads a sysctl inside the namespace.
+func (e *env) get(key string) string {
+	e.t.Helper()
+	out, err := exec.Command("ip", "netns", "exec", e.ns, "cat", "/proc/sys/"+strings.ReplaceAll(key, ".", "/")).Output()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return strings.Join(strings.Fields(string(out)), " ")
+}
+
+func TestSysctlAcceptsAdvice(t *testing.T) {
+	e := setup(t)
+	for _, format := range []string{"sysctl"} {
+		out, err := e.run(nil, "advise", "--rate", "1gbit", "--rtt", "50ms", "--format", format, "--memory", "16G")
+		if err != nil {
+			t.Fatal(out)
+		}
+		file := filepath.Join(e.dir, "p.conf")
+		os.WriteFile(file, []byte(out), 0o644)
+		if res, err := exec.Command("ip", "netns", "exec", e.ns, "sysctl", "-p", file).CombinedOutput(); err != nil {
+			t.Fatalf("sysctl -p rejected the advice: %v\n%s\n%s", err, res, out)
+		}
+		if got := e.get("net.ipv4.tcp_rmem"); got != "4096 131072 12582912" {
+			t.Fatalf("tcp_rmem after sysctl -p: %s", got)
+		}
+	}
+}
+
+func TestApplyAndRollback(t *testing.T) {
+	e := setup(t)
+	origR, origW := e.get("net.ipv4.tcp_rmem"), e.get("net.ipv4.tcp_wmem")
+	out, _ := e.run(nil, "advise", "--rate", "1gbit", "--rtt", "50ms", "--format", "sysctl", "--memory", "16G")
+	file := filepath.Join(e.dir, "p.conf")
+	os.WriteFile(file, []byte(out), 0o644)
+	// Dry run writes nothing.
+	if out, err := e.run(nil, "apply", file, "--netns", e.ns, "--dry-run"); err != nil || !strings.Contains(out, "-> 4096 131072 12582912") {
+		t.Fatalf("dry run: %v %s", err, out)
+	}
+	if e.get("net.ipv4.tcp_rmem") != origR {
+		t.Fatal("dry run wrote")
+	}
+	out, err := e.run(nil, "apply", file, "--netns", e.ns, "--persist")
+	if err != nil {
+		t.Fatalf("apply: %v %s", err, out)
+	}
+	if e.get("net.ipv4.tcp_rmem") != "4096 131072 12582912" || e.get("net.ipv4.tcp_wmem") != "4096 16384 12582912" {
+		t.Fatal("values not applied")
+	}
+	persisted := filepath.Join(e.dir, "sysctl.d", "90-tcptune.conf")
+	if b, err := os.ReadFile(persisted); err != nil || !strings.Contains(string(b), "net.ipv4.tcp_rmem = 4096 131072 12582912") {
+		t.Fatalf("persist file: %v %s", err, b)
+	}
+	if out, _ := e.run(nil, "rollback", "--list"); !strings.Contains(out, "applied") || !strings.Contains(out, e.ns) {
+		t.Fatalf("list: %s", out)
+	}
+	if out, err := e.run(nil, "rollback", "--netns", e.ns); err != nil {
+		t.Fatalf("rollback: %v %s", err, out)
+	}
+	if e.get("net.ipv4.tcp_rmem") != origR || e.get("net.ipv4.tcp_wmem") != origW {
+		t.Fatal("rollback did not restore")
+	}
+	if _, err := os.Stat(persisted); !os.IsNotExist(err) {
+		t.Fatal("rollback left the persist file (it did not exist before)")
+	}
+	if _, err := e.run(nil, "rollback", "--netns", e.ns); err == nil {
+		t.Fatal("a second rollback found something to undo")
+	}
+}
+
+func TestValidationWritesNothing(t *testing.T) {
+	e := setup(t)
+	orig := e.get("net.ipv4.tcp_rmem")
+	for _, set := range [][]string{
+		{"--set", "net.ipv4.tcp_rmem=4096 131072 16777216", "--set", "net.ipv4.no_such_knob=1"},
+		{"--set", "net.ipv4.tcp_rmem=4096 33554432 16777216"},                                     // default > max
+		{"--set", "net.ipv4.tcp_rmem=4096 131072 4294967296"},                                     // above INT_MAX
+		{"--set", "net.ipv4.tcp_rmem=4096 131072"},                                                // two values
+		{"--set", "net.ipv4.tcp_rmem=4096 lots 16777216"},                                         // not a number
+		{"--set", "net.ipv4.tcp_rmem=4096 131072 16777216", "--set", "net.core.rmem_max=8388608"}, // host-only in a namespace
+	} {
+		out, err := e.run(nil, append([]string{"apply", "--netns", e.ns}, set...)...)
+		if err == nil {
+			t.Errorf("%v accepted: %s", set, out)
+		}
+		if e.get("net.ipv4.tcp_rmem") != orig {
+			t.Fatalf("%v: a rejected apply wrote tcp_rmem", set)
+		}
+	}
+	out, _ := e.run(nil, "apply", "--netns", e.ns, "--set", "net.core.rmem_max=8388608")
+	if !strings.Contains(out, "not writable in this namespace") {
+		t.Errorf("host-only key: %s", out)
+	}
+}
+
+// TestFaultInjection: a write that fails mid-way restores every value
+// written; an apply killed between two writes is undone by rollback.
+func TestFaultInjection(t *testing.T) {
+	e := setup(t)
+	origR, origW, origM := e.get("net.ipv4.tcp_rmem"), e.get("net.ipv4.tcp_wmem"), e.get("net.ipv4.tcp_mtu_probing")
+	sets := []string{"apply", "--netns", e.ns, "--set", "net.ipv4.tcp_rmem=4096 131072 16777216",
+		"--set", "net.ipv4.tcp_wmem=4096 16384 16777216", "--set", "net.ipv4.tcp_mtu_probing=1"}
+	out, err := e.run([]string{"TCPTUNE_APPLY_FAIL_AFTER=2"}, sets...)
+	if err == nil || !strings.Contains(out, "restored") {
+		t.Fatalf("injected failure: %v %s", err, out)
+	}
+	if e.get("net.ipv4.tcp_rmem") != origR || e.get("net.ipv4.tcp_wmem") != origW || e.get("net.ipv4.tcp_mtu_probing") != origM {
+		t.Fatal("values not restored after a failed write")
+	}
+	// Kill apply between its first and second write.
+	c := e.cmd(sets...)
+	c.Env = append(c.Env, "TCPTUNE_APPLY_PAUSE_AFTER=1")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for e.get("net.ipv4.tcp_rmem") == origR && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.Process.Signal(syscall.SIGKILL)
+	c.Wait()
+	if e.get("net.ipv4.tcp_rmem") == origR || e.get("net.ipv4.tcp_wmem") != origW {
+		t.Fatal("the kill did not land between the two writes")
+	}
+	if out, err := e.run(nil, "rollback", "--netns", e.ns); err != nil {
+		t.Fatalf("rollback after a kill: %v %s", err, out)
+	}
+	if e.get("net.ipv4.tcp_rmem") != origR || e.get("net.ipv4.tcp_wmem") != origW || e.get("net.ipv4.tcp_mtu_probing") != origM {
+		t.Fatal("rollback after a kill did not restore every value")
+	}
+}

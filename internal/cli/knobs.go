@@ -1,0 +1,328 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/advise"
+	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/knobs"
+	"github.com/tcptune/tcptune/internal/nsx"
+	"github.com/tcptune/tcptune/internal/sysctl"
+	"github.com/tcptune/tcptune/internal/units"
+)
+
+func newAdviseCmd() *cobra.Command {
+	var rate, rtt, memory, role, osName, format string
+	var streams, conns int
+	cmd := &cobra.Command{
+		Use:   "advise --rate RATE --rtt RTT [--streams N] [--connections N] [--memory SIZE] [--role host|storage|firewall|router] [--os OS] [--format FORMAT]",
+		Short: "Recommend socket-buffer settings from rate × RTT, with a reason per value and a memory budget",
+		Example: `  tcptune advise --rate 10gbit --rtt 80ms
+  tcptune advise --rate 1gbit --rtt 50ms --format sysctl > p.conf && sudo tcptune apply p.conf
+  tcptune advise --rate 10G --rtt 30ms --os solaris11 --format script
+  tcptune advise --rate 1gbit --rtt 20ms --os windows --format script`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in := advise.Input{Streams: streams, Connections: conns, Role: role, OS: osName}
+			var err error
+			if in.Rate, err = units.ParseRate(rate); err != nil || rate == "" {
+				return fmt.Errorf("--rate: accepts a bit rate, e.g. 1gbit, 10G, 500mbit (required)")
+			}
+			if in.RTT, err = units.ParseDuration(rtt); err != nil || rtt == "" {
+				return fmt.Errorf("--rtt: accepts a duration, e.g. 50ms, 0.05s (required)")
+			}
+			if memory != "" {
+				if in.Memory, err = units.ParseBytes(memory); err != nil {
+					return fmt.Errorf("--memory: accepts a size, e.g. 16G, 64GiB")
+				}
+			} else if osName == runtime.GOOS || (osName == "linux" && runtime.GOOS == "linux") {
+				in.Memory = hostMemory()
+			}
+			if osName == "linux" && runtime.GOOS == "linux" {
+				if v := sysctl.Host.Int("net.ipv4.tcp_mem", 2); v > 0 {
+					in.TCPMemMax = v * int64(os.Getpagesize())
+				}
+			}
+			a, err := advise.Advise(in)
+			if err != nil {
+				return err
+			}
+			out, err := advise.Render(a, format)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rate, "rate", "", "path or NIC rate, e.g. 1gbit, 10G")
+	f.StringVar(&rtt, "rtt", "", "round-trip time, e.g. 50ms")
+	intVarP(f, &streams, "streams", "", 1, 1, 1024, "streams", "parallel streams per transfer")
+	intVarP(f, &conns, "connections", "", 100, 1, 10000000, "connections", "concurrent connections on the host (for the memory budget)")
+	f.StringVar(&memory, "memory", "", "host RAM (default: this host's, when advising for its own OS)")
+	f.StringVar(&role, "role", "host", "host, storage, firewall or router")
+	f.StringVar(&osName, "os", "linux", "linux, freebsd, solaris10, solaris11, macos or windows")
+	f.StringVar(&format, "format", "text", "text; linux: sysctl, script, tuned, ansible; freebsd/macos: sysctl; solaris/windows: script; json")
+	return cmd
+}
+
+// hostMemory reads MemTotal on Linux (0 elsewhere or unknown).
+func hostMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+type shownKnob struct {
+	Name     string `json:"name"`
+	Value    string `json:"value"`
+	Meaning  string `json:"meaning"`
+	PerNetns bool   `json:"per_netns"`
+}
+
+type windowCap struct {
+	RTTms       float64 `json:"rtt_ms"`
+	RecvAuto    float64 `json:"receive_autotuned_bps"`
+	SendAuto    float64 `json:"send_autotuned_bps"`
+	RecvExplict float64 `json:"receive_so_rcvbuf_bps"`
+	SendExplict float64 `json:"send_so_sndbuf_bps"`
+}
+
+func newShowCmd() *cobra.Command {
+	var netns, rtt string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show [--netns NS] [--rtt RTT] [--json]",
+		Short: "Show the buffer knobs' current values, the largest windows they allow, and what that caps a stream at",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runtime.GOOS != "linux" {
+				return fmt.Errorf("tcptune show reads Linux sysctls; it is not supported on %s (use tcptune advise --os)", runtime.GOOS)
+			}
+			cat, err := knobs.Catalogue("linux")
+			if err != nil {
+				return err
+			}
+			var shown []shownKnob
+			vals := map[string][]int64{}
+			err = nsx.Do(netns, func() error {
+				for _, k := range cat.Knobs {
+					v, err := sysctl.Host.Get(k.Name)
+					if err != nil {
+						continue
+					}
+					shown = append(shown, shownKnob{Name: k.Name, Value: v, Meaning: k.Meaning, PerNetns: k.PerNetns != nil && *k.PerNetns})
+					if n, err := sysctl.Host.Ints(k.Name); err == nil {
+						vals[k.Name] = n
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			last := func(k string) float64 {
+				v := vals[k]
+				if len(v) == 0 {
+					return 0
+				}
+				return float64(v[len(v)-1])
+			}
+			// Largest windows: the receive window is about 0.65 of the
+			// buffer on Linux 6.6+ (the kernel's measured scaling ratio);
+			// an explicit SO_*BUF is doubled and capped at *mem_max.
+			const ratio = 0.65
+			recvAuto, sendAuto := ratio*last("net.ipv4.tcp_rmem"), last("net.ipv4.tcp_wmem")
+			recvExp, sendExp := ratio*2*last("net.core.rmem_max"), 2*last("net.core.wmem_max")
+			rtts := []time.Duration{time.Millisecond, 10 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond}
+			if rtt != "" {
+				d, err := units.ParseDuration(rtt)
+				if err != nil || d <= 0 {
+					return fmt.Errorf("--rtt: accepts a duration, e.g. 50ms")
+				}
+				rtts = []time.Duration{d}
+			}
+			var caps []windowCap
+			for _, d := range rtts {
+				s := d.Seconds()
+				caps = append(caps, windowCap{RTTms: s * 1000, RecvAuto: recvAuto * 8 / s, SendAuto: sendAuto * 8 / s, RecvExplict: recvExp * 8 / s, SendExplict: sendExp * 8 / s})
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(map[string]any{"netns": netns, "knobs": shown, "windows": map[string]float64{
+					"receive_autotuned": recvAuto, "send_autotuned": sendAuto, "receive_so_rcvbuf": recvExp, "send_so_sndbuf": sendExp}, "caps": caps})
+			}
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			for _, k := range shown {
+				scope := "per namespace"
+				if !k.PerNetns {
+					scope = "host-wide"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s; %s\n", k.Name, k.Value, k.Meaning, scope)
+			}
+			tw.Flush()
+			fmt.Fprintf(w, "\nLargest window per stream (receive ≈ 0.65 × buffer on Linux 6.6+):\n")
+			fmt.Fprintf(w, "  autotuned:        receive %s (tcp_rmem max), send %s (tcp_wmem max)\n", units.FormatSize(recvAuto), units.FormatSize(sendAuto))
+			fmt.Fprintf(w, "  with SO_RCVBUF/SO_SNDBUF (e.g. iperf3 -w): receive %s (2 × rmem_max), send %s (2 × wmem_max)\n", units.FormatSize(recvExp), units.FormatSize(sendExp))
+			fmt.Fprintf(w, "\nWhat that caps one stream at:\n")
+			tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RTT\treceive (auto)\tsend (auto)\treceive (SO_RCVBUF)\tsend (SO_SNDBUF)")
+			for _, c := range caps {
+				fmt.Fprintf(tw, "%g ms\t%s\t%s\t%s\t%s\n", c.RTTms, units.FormatRateShort(c.RecvAuto), units.FormatRateShort(c.SendAuto), units.FormatRateShort(c.RecvExplict), units.FormatRateShort(c.SendExplict))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&netns, "netns", "", "read the values inside this network namespace")
+	cmd.Flags().StringVar(&rtt, "rtt", "", "RTT to compute the cap for (default: 1, 10, 50, 100 and 200 ms)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "output JSON")
+	return cmd
+}
+
+// applyOptions builds apply options; test hooks come from the environment.
+func applyOptions(netns string, persist, dry bool) apply.Options {
+	o := apply.Options{NetNS: netns, Persist: persist, DryRun: dry}
+	if d := os.Getenv("TCPTUNE_STATE_DIR"); d != "" {
+		o.BackupDir = d + "/backups"
+	}
+	o.SysctlD = os.Getenv("TCPTUNE_SYSCTL_D")
+	o.FailAfter, _ = strconv.Atoi(os.Getenv("TCPTUNE_APPLY_FAIL_AFTER"))
+	o.PauseAfter, _ = strconv.Atoi(os.Getenv("TCPTUNE_APPLY_PAUSE_AFTER"))
+	return o
+}
+
+func newApplyCmd() *cobra.Command {
+	var sets []string
+	var netns string
+	var persist, dry bool
+	cmd := &cobra.Command{
+		Use:   "apply FILE | --set KEY=VALUE... [--netns NS] [--persist] [--dry-run]",
+		Short: "Apply sysctl settings safely: validate all, back up, write, restore on failure (Linux)",
+		Example: `  tcptune advise --rate 1gbit --rtt 50ms --format sysctl > p.conf && sudo tcptune apply p.conf
+  sudo tcptune apply --set net.ipv4.tcp_rmem='4096 131072 16777216' --netns tcptune-wan-a
+  sudo tcptune apply p.conf --persist     # also /etc/sysctl.d/90-tcptune.conf`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runtime.GOOS != "linux" {
+				return fmt.Errorf("tcptune apply is not supported on %s: use tcptune advise --os %s --format script", runtime.GOOS, runtime.GOOS)
+			}
+			var kvs []apply.KV
+			if len(args) == 1 {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if kvs, err = apply.Parse(f); err != nil {
+					return fmt.Errorf("%s: %v", args[0], err)
+				}
+			}
+			for _, s := range sets {
+				kv, err := apply.ParseSet(s)
+				if err != nil {
+					return fmt.Errorf("--set: %v", err)
+				}
+				kvs = append(kvs, kv)
+			}
+			if len(kvs) == 0 {
+				return errors.New("apply: give a FILE (sysctl.conf syntax) or --set KEY=VALUE")
+			}
+			o := applyOptions(netns, persist, dry)
+			b, changes, err := apply.Apply(kvs, o)
+			w := cmd.OutOrStdout()
+			for _, c := range changes {
+				fmt.Fprintf(w, "%s: %s -> %s\n", c.Key, c.Old, c.New)
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case len(changes) == 0:
+				fmt.Fprintln(w, "nothing to change")
+			case dry:
+				fmt.Fprintln(w, "dry run: nothing written")
+			default:
+				fmt.Fprintf(w, "applied %d value(s); backup %s (undo: tcptune rollback %s)\n", len(changes), b.ID, b.ID)
+				if persist {
+					fmt.Fprintf(w, "persisted in %s\n", b.PersistFile)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "KEY=VALUE to apply (repeatable)")
+	cmd.Flags().StringVar(&netns, "netns", "", "apply inside this network namespace")
+	cmd.Flags().BoolVar(&persist, "persist", false, "also write /etc/sysctl.d/90-tcptune.conf (atomically, with a backup)")
+	cmd.Flags().BoolVar(&dry, "dry-run", false, "validate and show the diff only")
+	return cmd
+}
+
+func newRollbackCmd() *cobra.Command {
+	var netns string
+	var list bool
+	cmd := &cobra.Command{
+		Use:   "rollback [ID] [--netns NS] | --list",
+		Short: "Restore the values a tcptune apply replaced (Linux)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o := applyOptions(netns, false, false)
+			w := cmd.OutOrStdout()
+			if list {
+				all, err := apply.List(o)
+				if err != nil {
+					return err
+				}
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tTIME\tNETNS\tSTATE\tCHANGES")
+				for _, b := range all {
+					var keys []string
+					for _, c := range b.Changes {
+						keys = append(keys, c.Key)
+					}
+					ns := b.NetNS
+					if ns == "" {
+						ns = "(host)"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.ID, b.Time.Format(time.RFC3339), ns, b.State, strings.Join(keys, ","))
+				}
+				return tw.Flush()
+			}
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			b, err := apply.Rollback(id, o)
+			if err != nil {
+				return err
+			}
+			for _, c := range b.Changes {
+				fmt.Fprintf(w, "%s: %s -> %s\n", c.Key, c.New, c.Old)
+			}
+			fmt.Fprintf(w, "rolled back %s\n", b.ID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&netns, "netns", "", "the namespace whose latest backup to restore")
+	cmd.Flags().BoolVar(&list, "list", false, "list backups")
+	return cmd
+}
