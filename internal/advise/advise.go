@@ -63,15 +63,15 @@ type Budget struct {
 
 // Advice is the result.
 type Advice struct {
-	Input        Input     `json:"input"`
-	BDP          int64     `json:"bdp"`
-	StreamBDP    int64     `json:"stream_bdp"`
-	Settings     []Setting `json:"settings"`
-	Budget       Budget    `json:"budget"`
-	Warnings     []string  `json:"warnings,omitempty"`
-	Myths        []string  `json:"myths,omitempty"`
-	CrossCheck   string    `json:"cross_check,omitempty"`
-	Persist      string    `json:"persist"`
+	Input      Input     `json:"input"`
+	BDP        int64     `json:"bdp"`
+	StreamBDP  int64     `json:"stream_bdp"`
+	Settings   []Setting `json:"settings"`
+	Budget     Budget    `json:"budget"`
+	Warnings   []string  `json:"warnings,omitempty"`
+	Myths      []string  `json:"myths,omitempty"`
+	CrossCheck string    `json:"cross_check,omitempty"`
+	Persist    string    `json:"persist"`
 }
 
 // Validate checks the input.

@@ -41,7 +41,10 @@ func (o *Options) defaults() {
 }
 
 // PersistFile is the file --persist writes.
-func (o Options) PersistFile() string { o.defaults(); return filepath.Join(o.SysctlD, "90-tcptune.conf") }
+func (o Options) PersistFile() string {
+	o.defaults()
+	return filepath.Join(o.SysctlD, "90-tcptune.conf")
+}
 
 // Change is one planned write.
 type Change struct {
