@@ -10,6 +10,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/profiles"
 	"github.com/tcptune/tcptune/internal/units"
 )
 
@@ -302,16 +303,11 @@ func budget(a Advice, in Input) Budget {
 	return b
 }
 
-// esnet names ESnet fasterdata's class for the path, as a cross-check.
+// esnet names ESnet fasterdata's class for the path, as a cross-check
+// (the classes are data in internal/profiles).
 func esnet(rate float64, rtt time.Duration) string {
-	ms := rtt.Seconds() * 1000
-	switch {
-	case rate >= 100e9:
-		return "ESnet fasterdata (100G hosts): tcp_rmem/tcp_wmem max 1073741824, rmem_max/wmem_max 2147483647"
-	case (rate >= 40e9 && ms <= 50) || (rate >= 10e9 && ms > 100):
-		return "ESnet fasterdata (10G up to 200 ms, or 40G up to 50 ms): tcp_rmem/tcp_wmem max 67108864, rmem_max/wmem_max 134217728"
-	case rate >= 10e9:
-		return "ESnet fasterdata (10G, up to 100 ms): tcp_rmem max 33554432, tcp_wmem max 33554432, rmem_max/wmem_max 67108864"
+	if p, ok := profiles.ESnet(rate, rtt); ok {
+		return p.Summary
 	}
 	return ""
 }
