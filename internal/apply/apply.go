@@ -300,3 +300,50 @@ func Rollback(id string, o Options) (*Backup, error) {
 	b.State = "rolled-back"
 	return b, save(o.BackupDir, b)
 }
+
+// Split validates kvs in the target namespace without writing anything and
+// separates the keys that can be applied there from those that cannot,
+// each with the reason (a host-only key inside a namespace, a key this
+// kernel lacks, a value out of range, not root).
+func Split(kvs []KV, o Options) (ok []KV, skipped []string, err error) {
+	err = nsx.Do(o.NetNS, func() error {
+		for _, kv := range kvs {
+			if _, err := check(kv); err != nil {
+				skipped = append(skipped, err.Error())
+				continue
+			}
+			ok = append(ok, kv)
+		}
+		return nil
+	})
+	return ok, skipped, err
+}
+
+// Read returns the current values of keys in the target namespace; keys
+// that do not exist there are left out.
+func Read(keys []string, o Options) (map[string]string, error) {
+	out := map[string]string{}
+	err := nsx.Do(o.NetNS, func() error {
+		for _, k := range keys {
+			if v, err := fs.Get(k); err == nil {
+				out[k] = strings.Join(strings.Fields(v), " ")
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Discard deletes a backup that has been rolled back (tune's trial
+// changes, which leave nothing to undo).
+func Discard(id string, o Options) error {
+	o.defaults()
+	if id == "" || strings.ContainsAny(id, `/\`) {
+		return fmt.Errorf("bad backup id %q", id)
+	}
+	err := os.Remove(filepath.Join(o.BackupDir, id+".json"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	return err
+}

@@ -14,29 +14,7 @@ import (
 	"github.com/tcptune/tcptune/internal/testutil"
 )
 
-var hostKeys = []string{"net/ipv4/tcp_rmem", "net/ipv4/tcp_wmem", "net/core/rmem_max", "net/core/wmem_max", "net/ipv4/tcp_mtu_probing", "net/ipv4/tcp_mem"}
-
-func snapshot() map[string]string {
-	m := map[string]string{}
-	for _, k := range hostKeys {
-		if b, err := os.ReadFile("/proc/sys/" + k); err == nil {
-			m[k] = strings.TrimSpace(string(b))
-		}
-	}
-	return m
-}
-
-func TestMain(m *testing.M) {
-	before := snapshot()
-	code := m.Run()
-	for k, v := range snapshot() {
-		if before[k] != v {
-			fmt.Fprintf(os.Stderr, "FAIL: host sysctl %s changed during the suite: %q -> %q\n", k, before[k], v)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 
 type env struct {
 	t   *testing.T

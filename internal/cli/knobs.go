@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -167,9 +166,7 @@ func newShowCmd() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"netns": netns, "knobs": shown, "windows": map[string]float64{
+				return writeJSON(w, map[string]any{"netns": netns, "knobs": shown, "windows": map[string]float64{
 					"receive_autotuned": recvAuto, "send_autotuned": sendAuto, "receive_so_rcvbuf": recvExp, "send_so_sndbuf": sendExp}, "caps": caps})
 			}
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

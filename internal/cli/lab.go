@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -154,9 +153,7 @@ func newLabLsCmd() *cobra.Command {
 				if links == nil {
 					links = []lab.Link{}
 				}
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(links)
+				return writeJSON(cmd.OutOrStdout(), links)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "NAME\tRATE\tRTT\tLOSS\tQUEUE\tNS_A\tNS_B\tADDR_A\tADDR_B\tRELAY\tA→B PKTS/BYTES/DROPS\tB→A PKTS/BYTES/DROPS")

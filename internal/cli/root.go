@@ -30,7 +30,7 @@ bandwidth-delay product.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newBenchCmd(), newServeCmd(), newLabCmd(), newPingCmd(), newShowCmd(), newAdviseCmd(), newApplyCmd(), newRollbackCmd())
+	root.AddCommand(newBenchCmd(), newServeCmd(), newLabCmd(), newPingCmd(), newShowCmd(), newAdviseCmd(), newApplyCmd(), newRollbackCmd(), newTuneCmd())
 	root.SetFlagErrorFunc(flagError)
 	return root
 }

@@ -25,6 +25,9 @@ type Knob struct {
 	PerNetns *bool   `json:"per_netns,omitempty"` // Linux only
 	Meaning  string  `json:"meaning"`
 	Obsolete bool    `json:"obsolete,omitempty"`
+	// Caution maps a value to why setting it is harmful in ways a short
+	// throughput test may not show.
+	Caution map[string]string `json:"caution,omitempty"`
 }
 
 // Numeric reports whether the knob takes numbers.

@@ -17,41 +17,11 @@ import (
 	"github.com/tcptune/tcptune/internal/testutil"
 )
 
-// hostKeys are host (root namespace) settings the suite must leave as
-// they were.
-var hostKeys = []string{
-	"net/ipv4/tcp_rmem", "net/ipv4/tcp_wmem", "net/core/rmem_max", "net/core/wmem_max",
-	"net/ipv4/tcp_congestion_control", "net/ipv4/tcp_mem", "net/core/default_qdisc",
-	"net/core/netdev_max_backlog", "net/ipv4/tcp_moderate_rcvbuf",
-}
-
-func snapshot() map[string]string {
-	m := map[string]string{}
-	for _, k := range hostKeys {
-		b, err := os.ReadFile("/proc/sys/" + k)
-		if err == nil {
-			m[k] = strings.TrimSpace(string(b))
-		}
-	}
-	return m
-}
-
 // testLinks are every link name the suite uses; leftovers of a killed
 // run are removed first.
 var testLinks = []string{"tt-life", "tt-life2", "tt-rtt1", "tt-rtt10", "tt-rtt50", "tt-rtt200", "tt-table", "tt-loss", "tt-queue"}
 
-func TestMain(m *testing.M) {
-	before := snapshot()
-	code := m.Run()
-	after := snapshot()
-	for k, v := range before {
-		if after[k] != v {
-			fmt.Fprintf(os.Stderr, "FAIL: host sysctl %s changed during the suite: %q -> %q\n", k, v, after[k])
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 
 type labT struct {
 	t   *testing.T

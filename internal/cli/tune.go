@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/tune"
+	"github.com/tcptune/tcptune/internal/units"
+)
+
+func newTuneCmd() *cobra.Command {
+	link := &linkFlags{}
+	var (
+		onLab, doApply, persist, asJSON bool
+		peer, direction, report, name   string
+		port, trials                    int
+		dur, omit                       time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "tune --lab [--rate 1gbit --rtt 50ms --loss 0 --queue 1bdp] | --peer HOST [-p 5201] [--apply [--persist]]",
+		Short: "Measure, try candidate buffer settings, keep the smallest that reaches the best throughput",
+		Long: `tune runs the loop the seed articles run by hand, properly: it measures the RTT
+and a baseline (3 trials of 5 s per direction), generates candidates (tcptune's
+advice for rate × RTT, kernel defaults, TuneD network-throughput, ESnet
+fasterdata for the rate class, the seed articles' values), screens each with
+one trial per direction, completes the trials of the best and of the smallest
+candidates near it, chooses the one with the least buffer memory within 5% of
+the best, and verifies it with fresh trials. It keeps the choice only if every
+verification trial beats every baseline trial in some direction.
+
+--lab builds a lab link, runs "tcptune serve" in end b and the trials from
+end a, applies candidates in both namespaces, and removes the link.
+--peer runs against a tcptune or iperf3 server and applies candidates on
+this host (root): without --apply the host ends with its starting values.`,
+		Example: "  tcptune tune --lab\n  tcptune tune --lab --rate 100mbit --rtt 200ms --report tune.html\n  tcptune tune --peer 10.0.0.2 --rate 10gbit --apply --persist",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if onLab == (peer != "") {
+				return errors.New("tune: give --lab or --peer HOST")
+			}
+			if doApply && onLab {
+				return errors.New("--apply: only with --peer (the lab link and its settings are removed at the end)")
+			}
+			if persist && !doApply {
+				return errors.New("--persist: only with --apply")
+			}
+			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist}
+			switch direction {
+			case "both":
+				o.Directions = []tune.Direction{tune.Forward, tune.Reverse}
+			case "forward":
+				o.Directions = []tune.Direction{tune.Forward}
+			case "reverse":
+				o.Directions = []tune.Direction{tune.Reverse}
+			default:
+				return errors.New("--direction: accepts both, forward or reverse")
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			var env *tune.ExecEnv
+			if onLab {
+				if name == "" {
+					name = fmt.Sprintf("tune%d", os.Getpid()%100000000)
+				}
+				c, err := link.config(name)
+				if err != nil {
+					return err
+				}
+				e, closeLab, err := tune.NewLabEnv(cmd.Context(), c, self)
+				if err != nil {
+					return err
+				}
+				defer closeLab()
+				env = e
+			} else {
+				if cmd.Flags().Changed("rate") {
+					if o.Rate, err = units.ParseRate(link.rate); err != nil || o.Rate <= 0 {
+						return fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", link.rate)
+					}
+				}
+				for _, f := range []string{"rtt", "loss", "queue", "mtu", "name"} {
+					if cmd.Flags().Changed(f) {
+						return fmt.Errorf("--%s: only with --lab", f)
+					}
+				}
+				env = tune.NewPeerEnv(self, peer, port)
+			}
+			errw := cmd.ErrOrStderr()
+			res, err := tune.Run(cmd.Context(), env, o, tune.NewPrinter(errw, isTerminal(errw)))
+			if res != nil && res.ChoiceID != "" {
+				if report != "" {
+					if werr := tune.WriteHTMLFile(report, res); werr != nil {
+						return fmt.Errorf("--report: %w", werr)
+					}
+				}
+				if asJSON {
+					if jerr := writeJSON(cmd.OutOrStdout(), res); jerr != nil {
+						return jerr
+					}
+				} else {
+					tune.WriteText(cmd.OutOrStdout(), res)
+				}
+			}
+			return err
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&onLab, "lab", false, "tune on a lab link built for the run (Linux, root)")
+	link.register(fs)
+	fs.StringVar(&name, "name", "", "lab link name (default tunePID)")
+	fs.StringVar(&peer, "peer", "", "tune this host against the tcptune or iperf3 server at HOST")
+	intVarP(fs, &port, "port", "p", 5201, 1, 65535, "a port", "the server's port")
+	intVarP(fs, &trials, "trials", "", 3, 2, 50, "trials", "trials per candidate and direction")
+	secondsVarP(fs, &dur, "time", "t", 5*time.Second, time.Second, time.Hour, false, "measured seconds per trial")
+	secondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial (0 = max(1 s, 10 × RTT))")
+	fs.StringVar(&direction, "direction", "both", "both, forward (this end sends) or reverse (-R, the peer sends)")
+	fs.BoolVar(&doApply, "apply", false, "keep the verified choice on this host (--peer)")
+	fs.BoolVar(&persist, "persist", false, "with --apply, also write /etc/sysctl.d/90-tcptune.conf")
+	fs.BoolVarP(&asJSON, "json", "J", false, "print a JSON summary instead of the text report")
+	fs.StringVar(&report, "report", "", "write a self-contained HTML report with charts to FILE.html")
+	return cmd
+}

@@ -1,0 +1,248 @@
+package tune
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/advise"
+	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/knobs"
+	"github.com/tcptune/tcptune/internal/profiles"
+	"github.com/tcptune/tcptune/internal/stats"
+	"github.com/tcptune/tcptune/internal/units"
+)
+
+// Keys whose maxima define a candidate's buffer memory per connection.
+const (
+	keyRmem = "net.ipv4.tcp_rmem"
+	keyWmem = "net.ipv4.tcp_wmem"
+)
+
+// Setting is one sysctl of a candidate, with the reason it is there.
+type Setting struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Candidate is one set of settings under test. The baseline (the
+// settings found at the start) is a candidate too.
+type Candidate struct {
+	ID       string    `json:"id"`
+	Name     string    `json:"name"`
+	Source   string    `json:"source"`
+	Settings []Setting `json:"settings"`
+	// Skipped lists the candidate's keys that cannot be applied here,
+	// with the reason.
+	Skipped  []string `json:"skipped,omitempty"`
+	Baseline bool     `json:"baseline,omitempty"`
+	// Cautions name settings the knob catalogue marks harmful in ways a
+	// throughput test may not show (SACK off); such a candidate is
+	// measured for comparison but never chosen.
+	Cautions []string `json:"cautions,omitempty"`
+	// SameAs names an earlier candidate whose applicable settings are
+	// identical; such a candidate is not run again.
+	SameAs string `json:"same_as,omitempty"`
+	// RmemMax and WmemMax are the effective autotuning maxima (the
+	// candidate's, or the current value where it sets none); Memory is
+	// their sum, the buffer memory one connection can reach.
+	RmemMax int64 `json:"rmem_max"`
+	WmemMax int64 `json:"wmem_max"`
+	Memory  int64 `json:"memory"`
+
+	Trials  []Trial                         `json:"trials,omitempty"`
+	Summary map[Direction]stats.Summary     `json:"summary,omitempty"`
+	Score   float64                         `json:"score_bits_per_second"`
+	Status  string                          `json:"status"`
+	limits  map[Direction]map[string]string `json:"-"`
+}
+
+// KVs are the candidate's settings as apply takes them.
+func (c *Candidate) KVs() []apply.KV {
+	out := make([]apply.KV, len(c.Settings))
+	for i, s := range c.Settings {
+		out[i] = apply.KV{Key: s.Key, Value: s.Value}
+	}
+	return out
+}
+
+// Runs reports the number of trials in direction d.
+func (c *Candidate) Runs(d Direction) int {
+	n := 0
+	for _, t := range c.Trials {
+		if t.Direction == d {
+			n++
+		}
+	}
+	return n
+}
+
+// summarize recomputes the per-direction summaries and the score: the
+// worse direction's median, since one setting must serve both.
+func (c *Candidate) summarize(dirs []Direction) {
+	c.Summary = map[Direction]stats.Summary{}
+	c.Score = 0
+	for i, d := range dirs {
+		var xs []float64
+		for _, t := range c.Trials {
+			if t.Direction == d {
+				xs = append(xs, t.BitsPerSecond)
+			}
+		}
+		s := stats.Summarize(xs, 0.95)
+		c.Summary[d] = s
+		if i == 0 || s.Median < c.Score {
+			c.Score = s.Median
+		}
+	}
+}
+
+// GenInput is what candidates are generated from.
+type GenInput struct {
+	Rate float64       // bit/s of the path
+	RTT  time.Duration // measured
+}
+
+// Generate lists the candidates: tcptune's own advice for the path, then
+// the reference profiles (kernel defaults, TuneD network-throughput,
+// ESnet fasterdata's class for the rate, and the seed articles' values).
+func Generate(in GenInput) ([]*Candidate, error) {
+	var out []*Candidate
+	a, err := advise.Advise(advise.Input{Rate: in.Rate, RTT: in.RTT, Streams: 1, Connections: 1, Role: "host", OS: "linux"})
+	if err != nil {
+		return nil, err
+	}
+	adv := &Candidate{ID: "advise", Name: "tcptune advise", Source: fmt.Sprintf("tcptune advise for %s × %s (BDP %s)", units.FormatRateShort(in.Rate), units.FormatDuration(in.RTT), units.FormatSize(float64(a.BDP)))}
+	for _, s := range a.Settings {
+		adv.Settings = append(adv.Settings, Setting{Key: s.Key, Value: s.Value(), Reason: s.Reason})
+	}
+	out = append(out, adv)
+
+	def := &Candidate{ID: "kernel-defaults", Name: "kernel defaults", Source: "the Linux defaults (knob catalogue)"}
+	for _, k := range []string{keyRmem, keyWmem, "net.core.rmem_max", "net.core.wmem_max"} {
+		kn, ok := knobs.Lookup("linux", k)
+		if !ok || len(kn.Default) == 0 {
+			return nil, fmt.Errorf("knob catalogue: no default for %s", k)
+		}
+		def.Settings = append(def.Settings, Setting{Key: k, Value: joinInts(kn.Default), Reason: "kernel default"})
+	}
+	out = append(out, def)
+
+	all, err := profiles.All()
+	if err != nil {
+		return nil, err
+	}
+	esnet, ok := profiles.ESnet(in.Rate, in.RTT)
+	esnetNote := ""
+	if !ok {
+		esnet, _ = profiles.ESnetSmallest()
+		esnetNote = " (fasterdata has no class below 10G: its smallest)"
+	}
+	for _, p := range all {
+		if p.Class == "esnet" && p.ID != esnet.ID {
+			continue
+		}
+		c := &Candidate{ID: p.ID, Name: p.Name, Source: p.Source}
+		if p.Class == "esnet" {
+			c.Source += esnetNote
+		}
+		for _, s := range p.Settings {
+			c.Settings = append(c.Settings, Setting{Key: s.Key, Value: s.Value, Reason: p.Name})
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Keys lists every key the candidates touch, plus the buffer maxima.
+func Keys(cs []*Candidate) []string {
+	seen := map[string]bool{keyRmem: true, keyWmem: true}
+	keys := []string{keyRmem, keyWmem}
+	for _, c := range cs {
+		for _, s := range c.Settings {
+			if !seen[s.Key] {
+				seen[s.Key] = true
+				keys = append(keys, s.Key)
+			}
+		}
+	}
+	return keys
+}
+
+// resolve fixes a candidate's memory from its settings over the current
+// values, and notes the settings the catalogue cautions against.
+func (c *Candidate) resolve(current map[string]string) {
+	c.Cautions = nil
+	for _, s := range c.Settings {
+		if k, ok := knobs.Lookup("linux", s.Key); ok {
+			if why := k.Caution[norm(s.Value)]; why != "" {
+				c.Cautions = append(c.Cautions, fmt.Sprintf("%s = %s: %s", s.Key, norm(s.Value), why))
+			}
+		}
+	}
+	eff := map[string]string{}
+	for k, v := range current {
+		eff[k] = v
+	}
+	for _, s := range c.Settings {
+		eff[s.Key] = s.Value
+	}
+	c.RmemMax = maxOf(eff[keyRmem])
+	c.WmemMax = maxOf(eff[keyWmem])
+	c.Memory = c.RmemMax + c.WmemMax
+}
+
+// sameAs reports whether c changes nothing relative to current.
+func (c *Candidate) sameAs(current map[string]string) bool {
+	for _, s := range c.Settings {
+		if norm(current[s.Key]) != norm(s.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// signature identifies a candidate's settings, for de-duplication.
+func (c *Candidate) signature(current map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(keysOf(c.Settings))) {
+		for _, s := range c.Settings {
+			if s.Key == k && norm(current[k]) != norm(s.Value) {
+				fmt.Fprintf(&b, "%s=%s;", k, norm(s.Value))
+			}
+		}
+	}
+	return b.String()
+}
+
+func keysOf(ss []Setting) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range ss {
+		m[s.Key] = true
+	}
+	return m
+}
+
+func norm(v string) string { return strings.Join(strings.Fields(v), " ") }
+
+// maxOf is the last field of a min/default/max triple.
+func maxOf(v string) int64 {
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(f[len(f)-1], 10, 64)
+	return n
+}
+
+func joinInts(vs []int64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.FormatInt(v, 10)
+	}
+	return strings.Join(s, " ")
+}

@@ -1,0 +1,170 @@
+package tune
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tcptune/tcptune/internal/stats"
+	"github.com/tcptune/tcptune/internal/units"
+)
+
+func rate(bps float64) string { return units.FormatRateShort(bps) }
+
+func size(b int64) string { return units.FormatSize(float64(b)) }
+
+// ci formats a summary as "958 Mbit/s [955–960]".
+func ci(s stats.Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	if s.N == 1 {
+		return rate(s.Median) + " (1 trial)"
+	}
+	m, lo, hi := rate(s.Median), rate(s.CILow), rate(s.CIHigh)
+	if u := m[strings.IndexByte(m, ' '):]; strings.HasSuffix(lo, u) && strings.HasSuffix(hi, u) {
+		return fmt.Sprintf("%s [%s–%s]", m, strings.TrimSuffix(lo, u), strings.TrimSuffix(hi, u))
+	}
+	return fmt.Sprintf("%s [%s – %s]", m, lo, hi)
+}
+
+// medianTrial is the trial of direction d whose throughput is the
+// median (the lower middle one for an even count).
+func medianTrial(c *Candidate, d Direction) (Trial, bool) {
+	var ts []Trial
+	for _, t := range c.Trials {
+		if t.Direction == d {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 {
+		return Trial{}, false
+	}
+	slices.SortFunc(ts, func(a, b Trial) int {
+		switch {
+		case a.BitsPerSecond < b.BitsPerSecond:
+			return -1
+		case a.BitsPerSecond > b.BitsPerSecond:
+			return 1
+		}
+		return 0
+	})
+	return ts[(len(ts)-1)/2], true
+}
+
+// After is the candidate whose trials describe the end state: the
+// verification of the choice, or the baseline when nothing changed.
+func (r *Result) After() *Candidate {
+	if r.Verify != nil {
+		return r.Verify
+	}
+	return r.Baseline()
+}
+
+// AfterLabel names the end state for tables.
+func (r *Result) AfterLabel() string {
+	if r.Verify != nil {
+		return r.Choice().Name + ", fresh trials"
+	}
+	return r.Baseline().Name
+}
+
+// Headline is the articles' line: "before 520 Mbit/s → after 960
+// Mbit/s, 1.85×", per direction.
+func (r *Result) Headline(d Direction) string {
+	b, a := r.Baseline().Summary[d], r.After().Summary[d]
+	line := fmt.Sprintf("before %s → after %s, %.2f×", rate(b.Median), rate(a.Median), a.Median/max(b.Median, 1))
+	if r.Goodput > 0 {
+		line += fmt.Sprintf(" (%.0f%% of the link's goodput, %s)", 100*a.Median/r.Goodput, rate(r.Goodput))
+	}
+	return line
+}
+
+// WriteText prints the report: the before/after table, the settings
+// chosen with their reasons, the limit attribution before and after, and
+// every candidate.
+func WriteText(w io.Writer, r *Result) {
+	fmt.Fprintf(w, "\ntcptune tune: %s\n", r.Env)
+	fmt.Fprintf(w, "RTT %.1f ms (TCP connects), rate %s (%s), BDP %s\n", r.RTTms, rate(r.Rate), r.RateSource, size(r.BDP))
+	fmt.Fprintf(w, "%d trials of %g s per candidate and direction (%g s of slow start omitted each)\n\n", r.Options.Trials, r.Options.TimeS, r.Options.OmitS)
+
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "\t")
+	for _, d := range r.Options.Directions {
+		fmt.Fprintf(tw, "%s: median [range]\t", d)
+	}
+	fmt.Fprintln(tw)
+	for _, row := range []struct {
+		name string
+		c    *Candidate
+	}{{"before (" + r.Baseline().Name + ")", r.Baseline()}, {"after (" + r.AfterLabel() + ")", r.After()}} {
+		fmt.Fprintf(tw, "%s\t", row.name)
+		for _, d := range r.Options.Directions {
+			fmt.Fprintf(tw, "%s\t", ci(row.c.Summary[d]))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, d := range r.Options.Directions {
+		fmt.Fprintf(w, "%-8s %s\n", d+":", r.Headline(d))
+	}
+
+	ch := r.Choice()
+	fmt.Fprintln(w)
+	switch {
+	case ch == nil:
+	case ch.Baseline:
+		fmt.Fprintf(w, "Result: %s\n", r.Why)
+	default:
+		fmt.Fprintf(w, "Chosen: %s — %s\n", ch.Name, ch.Source)
+		fmt.Fprintf(w, "  buffer memory per connection: %s (tcp_rmem max %s = %.1f × BDP, tcp_wmem max %s = %.1f × BDP)\n",
+			size(ch.Memory), size(ch.RmemMax), float64(ch.RmemMax)/float64(max(r.BDP, 1)), size(ch.WmemMax), float64(ch.WmemMax)/float64(max(r.BDP, 1)))
+		for _, s := range ch.Settings {
+			fmt.Fprintf(w, "  %s = %s\n      %s\n", s.Key, s.Value, s.Reason)
+		}
+		fmt.Fprintf(w, "Verification: %s\n", r.Why)
+		switch {
+		case r.Applied:
+			fmt.Fprintf(w, "Applied (backup %s; undo with: tcptune rollback %s)\n", r.BackupID, strings.Split(r.BackupID, ",")[0])
+		case r.Kept:
+			fmt.Fprintln(w, "Not applied: the settings were restored (run with --apply to keep them, --persist to write sysctl.d).")
+		}
+	}
+
+	fmt.Fprintln(w)
+	for _, d := range r.Options.Directions {
+		for _, row := range []struct {
+			name string
+			c    *Candidate
+		}{{"before", r.Baseline()}, {"after", r.After()}} {
+			if t, ok := medianTrial(row.c, d); ok && t.Verdict != "" {
+				fmt.Fprintf(w, "Limit %-6s (%s): %s\n", row.name, d, t.Verdict)
+			}
+		}
+	}
+
+	fmt.Fprintf(w, "\nCandidates (memory = tcp_rmem max + tcp_wmem max per connection):\n")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "CANDIDATE\tMEMORY\t")
+	for _, d := range r.Options.Directions {
+		fmt.Fprintf(tw, "%s\t", strings.ToUpper(string(d)))
+	}
+	fmt.Fprintln(tw, "STATUS")
+	for _, c := range r.Candidates {
+		fmt.Fprintf(tw, "%s\t%s\t", c.Name, size(c.Memory))
+		for _, d := range r.Options.Directions {
+			fmt.Fprintf(tw, "%s\t", ci(c.Summary[d]))
+		}
+		fmt.Fprintln(tw, c.Status)
+	}
+	tw.Flush()
+	for _, c := range r.Candidates {
+		for _, x := range c.Cautions {
+			fmt.Fprintf(w, "Caution (%s): %s\n", c.Name, x)
+		}
+	}
+	fmt.Fprintf(w, "\ntook %.0f s\n", r.Elapsed)
+}
