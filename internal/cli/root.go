@@ -30,7 +30,7 @@ bandwidth-delay product.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newBenchCmd(), newServeCmd(), newLabCmd(), newPingCmd(), newShowCmd(), newAdviseCmd(), newApplyCmd(), newRollbackCmd(), newTuneCmd())
+	root.AddCommand(newBenchCmd(), newServeCmd(), newLabCmd(), newPingCmd(), newShowCmd(), newAdviseCmd(), newApplyCmd(), newRollbackCmd(), newTuneCmd(), newWatchCmd(), newDoctorCmd())
 	root.SetFlagErrorFunc(flagError)
 	return root
 }

@@ -88,7 +88,7 @@ this host (root): without --apply the host ends with its starting values.`,
 						return fmt.Errorf("--%s: only with --lab", f)
 					}
 				}
-				env = tune.NewPeerEnv(self, peer, port)
+				env = tune.NewPeerEnv(self, peer, port, applyOptions("", false, false))
 			}
 			errw := cmd.ErrOrStderr()
 			res, err := tune.Run(cmd.Context(), env, o, tune.NewPrinter(errw, isTerminal(errw)))

@@ -49,19 +49,25 @@ func ReadTCPInfo(rc syscall.RawConn) (*TCPInfo, error) {
 		if e != nil {
 			return e
 		}
-		out = &TCPInfo{
-			State: ti.State, SndMSS: ti.Snd_mss, RcvMSS: ti.Rcv_mss, PMTU: ti.Pmtu,
-			RTT: ti.Rtt, RTTVar: ti.Rttvar, MinRTT: ti.Min_rtt, SndCwnd: ti.Snd_cwnd,
-			SndSsthresh: ti.Snd_ssthresh, TotalRetrans: ti.Total_retrans,
-			SndWnd: ti.Snd_wnd, RcvWnd: ti.Rcv_wnd, RcvSpace: ti.Rcv_space,
-			NotsentBytes: ti.Notsent_bytes, ReordSeen: ti.Reord_seen,
-			BusyTime: ti.Busy_time, RwndLimited: ti.Rwnd_limited, SndbufLimited: ti.Sndbuf_limited,
-			DeliveryRate: ti.Delivery_rate, BytesSent: ti.Bytes_sent, BytesRetrans: ti.Bytes_retrans,
-			BytesAcked: ti.Bytes_acked, BytesReceived: ti.Bytes_received,
-		}
+		out = FromKernel(ti)
 		return nil
 	})
 	return out, err
+}
+
+// FromKernel converts the kernel's struct tcp_info (from getsockopt or
+// sock_diag's INET_DIAG_INFO).
+func FromKernel(ti *unix.TCPInfo) *TCPInfo {
+	return &TCPInfo{
+		State: ti.State, SndMSS: ti.Snd_mss, RcvMSS: ti.Rcv_mss, PMTU: ti.Pmtu,
+		RTT: ti.Rtt, RTTVar: ti.Rttvar, MinRTT: ti.Min_rtt, SndCwnd: ti.Snd_cwnd,
+		SndSsthresh: ti.Snd_ssthresh, TotalRetrans: ti.Total_retrans,
+		SndWnd: ti.Snd_wnd, RcvWnd: ti.Rcv_wnd, RcvSpace: ti.Rcv_space,
+		NotsentBytes: ti.Notsent_bytes, ReordSeen: ti.Reord_seen,
+		BusyTime: ti.Busy_time, RwndLimited: ti.Rwnd_limited, SndbufLimited: ti.Sndbuf_limited,
+		DeliveryRate: ti.Delivery_rate, BytesSent: ti.Bytes_sent, BytesRetrans: ti.Bytes_retrans,
+		BytesAcked: ti.Bytes_acked, BytesReceived: ti.Bytes_received,
+	}
 }
 
 // HasTCPInfo reports whether ReadTCPInfo works on this OS.

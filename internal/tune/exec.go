@@ -25,9 +25,11 @@ type ExecEnv struct {
 	Host       string
 	Port       int
 	Namespaces []string // where settings apply; "" is this namespace
-	BackupDir  string   // "" = apply's default
-	Rate       float64  // known link rate, 0 = unknown
-	Payload    float64  // known goodput, 0 = unknown
+	// Apply are the apply options (backup directory, sysctl.d) used in
+	// each namespace.
+	Apply   apply.Options
+	Rate    float64 // known link rate, 0 = unknown
+	Payload float64 // known goodput, 0 = unknown
 }
 
 func (e *ExecEnv) Describe() string  { return e.Name }
@@ -106,7 +108,9 @@ func (e *ExecEnv) Trial(ctx context.Context, s TrialSpec) (Trial, error) {
 }
 
 func (e *ExecEnv) opts(ns string) apply.Options {
-	return apply.Options{NetNS: ns, BackupDir: e.BackupDir}
+	o := e.Apply
+	o.NetNS, o.Persist, o.DryRun = ns, false, false
+	return o
 }
 
 // Read reads the values where settings apply (the first namespace: all
@@ -187,8 +191,8 @@ func (e *ExecEnv) Keep(kvs []apply.KV, persist bool) (string, error) {
 
 // NewPeerEnv tunes this host against the server at host:port: trials
 // run here, settings apply in this namespace, and backups go where
-// "tcptune rollback" finds them.
-func NewPeerEnv(self, host string, port int) *ExecEnv {
+// "tcptune rollback" finds them (o's backup directory).
+func NewPeerEnv(self, host string, port int, o apply.Options) *ExecEnv {
 	return &ExecEnv{
 		Name:       fmt.Sprintf("this host → %s port %d", host, port),
 		Self:       self,
@@ -196,5 +200,6 @@ func NewPeerEnv(self, host string, port int) *ExecEnv {
 		Host:       host,
 		Port:       port,
 		Namespaces: []string{""},
+		Apply:      o,
 	}
 }

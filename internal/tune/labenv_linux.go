@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/lab"
 	"github.com/tcptune/tcptune/internal/units"
 )
@@ -57,7 +58,7 @@ func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *ExecEnv, cl
 		Host:       st.AddrB,
 		Port:       LabPort,
 		Namespaces: []string{st.NSA, st.NSB},
-		BackupDir:  backups,
+		Apply:      apply.Options{BackupDir: backups},
 		Rate:       c.Rate,
 		Payload:    c.Rate * mss / float64(c.MTU),
 	}

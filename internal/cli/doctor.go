@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/doctor"
+)
+
+func newDoctorCmd() *cobra.Command {
+	var peer, iface, root string
+	var port int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [--peer HOST [-p PORT]] [--iface IF] [--json]",
+		Short: "Check the host for throughput limits beyond TCP's buffers (Linux)",
+		Long: `doctor checks the interface MTU and the path MTU to the peer, link speed and
+duplex, the PCIe slot against the NIC, ring sizes, offloads and channels,
+irqbalance and the CPU governor, the default qdisc and congestion control,
+window scaling, SACK and timestamps, tcp_rmem/tcp_wmem against the BDP to
+the peer (RTT by TCP connects to PORT), tcp_mem pressure, and
+netdev_max_backlog against softnet drops. Each check prints ok, warn, fail
+or n/a (could not be read: a VM without ethtool or sysfs entries), the
+evidence and the fix. The exit status is 2 when a check fails.`,
+		Example: "  tcptune doctor\n  tcptune doctor --peer 10.0.0.2 -p 5201 --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runtime.GOOS != "linux" && root == "/" {
+				return fmt.Errorf("doctor: not supported on %s (reads Linux's /proc and /sys)", runtime.GOOS)
+			}
+			h := doctor.Host{Root: root, Iface: iface, Peer: peer, Port: port}
+			if root == "/" {
+				h.Probe = doctor.Live{}
+			}
+			res, err := doctor.Run(h)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			failed := false
+			for _, r := range res {
+				failed = failed || r.Verdict == doctor.Fail
+			}
+			if asJSON {
+				if err := writeJSON(w, res); err != nil {
+					return err
+				}
+			} else {
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "CHECK\tVERDICT\tEVIDENCE")
+				for _, r := range res {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Check, strings.ToUpper(string(r.Verdict)), r.Evidence)
+					if r.Fix != "" {
+						fmt.Fprintf(tw, "\t\t→ %s\n", r.Fix)
+					}
+				}
+				tw.Flush()
+			}
+			if failed {
+				return exitCode(2)
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&peer, "peer", "", "check the path to HOST: path MTU, RTT and BDP")
+	intVarP(fs, &port, "port", "p", 5201, 1, 65535, "a port", "TCP port for the RTT probes (a closed port answers too)")
+	fs.StringVar(&iface, "iface", "", "interface to check (default: the route to --peer, or the default route)")
+	fs.BoolVarP(&asJSON, "json", "J", false, "output JSON")
+	fs.StringVar(&root, "root", "/", "read /proc and /sys under this directory (a fixture tree); live probes only with /")
+	fs.MarkHidden("root")
+	return cmd
+}

@@ -1,0 +1,127 @@
+// Package doctor checks a host for what limits throughput besides TCP's
+// buffers: MTU and path MTU, link speed and duplex, the PCIe slot against
+// the NIC, rings, offloads and channels, irqbalance and the CPU governor,
+// the qdisc and congestion control, TCP options, buffer maxima against
+// the BDP to a peer, tcp_mem pressure, and the input backlog. Every check
+// gives a verdict, its evidence and the fix; what cannot be read is
+// reported as such ("n/a"), never guessed. /proc and /sys are read under
+// an injectable root; live-only facts come from a Prober.
+package doctor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Verdict of a check.
+type Verdict string
+
+const (
+	OK   Verdict = "ok"
+	Warn Verdict = "warn"
+	Fail Verdict = "fail"
+	NA   Verdict = "n/a" // could not be read
+)
+
+// Result is one check's finding.
+type Result struct {
+	Check    string  `json:"check"`
+	Verdict  Verdict `json:"verdict"`
+	Evidence string  `json:"evidence"`
+	Fix      string  `json:"fix,omitempty"`
+}
+
+// Ethtool is what the NIC driver reports through SIOCETHTOOL.
+type Ethtool struct {
+	RxPending, RxMax, TxPending, TxMax uint32
+	Combined, CombinedMax, Rx, Tx      uint32
+	TSO, GSO, GRO                      bool
+	RingErr, ChannelErr, OffloadErr    error
+}
+
+// Prober finds the live facts /proc and /sys do not hold.
+type Prober interface {
+	PathMTU(peer string) (int, error)
+	RTT(peer string, port int) (time.Duration, error)
+	Ethtool(iface string) Ethtool
+}
+
+// Host is what the checks look at.
+type Host struct {
+	Root  string // "/" live; a fixture tree in tests
+	Iface string // "" = the interface of the route to Peer, or of the default route
+	Peer  string // optional
+	Port  int    // for the RTT to Peer (TCP connects)
+	Probe Prober
+}
+
+func (h Host) path(p string) string { return filepath.Join(h.Root, p) }
+
+func (h Host) read(p string) (string, error) {
+	b, err := os.ReadFile(h.path(p))
+	return strings.TrimSpace(string(b)), err
+}
+
+func (h Host) readInt(p string) (int64, error) {
+	s, err := h.read(p)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+func (h Host) sysctl(key string) (string, error) {
+	return h.read("proc/sys/" + strings.ReplaceAll(key, ".", "/"))
+}
+
+func (h Host) sysctlInts(key string) ([]int64, error) {
+	s, err := h.sysctl(key)
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, f := range strings.Fields(s) {
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q", key, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// check is one check function; checks may return several results.
+type check func(h Host, ctx *facts) []Result
+
+// facts are shared between checks (the NIC's speed, the RTT).
+type facts struct {
+	speedMbps int64 // 0 = unknown
+	rtt       time.Duration
+}
+
+// Run runs every check.
+func Run(h Host) ([]Result, error) {
+	if h.Iface == "" {
+		iface, err := routeIface(h)
+		if err != nil {
+			return nil, err
+		}
+		h.Iface = iface
+	}
+	if _, err := os.Stat(h.path("sys/class/net/" + h.Iface)); err != nil {
+		return nil, fmt.Errorf("interface %s: not found", h.Iface)
+	}
+	f := &facts{}
+	var out []Result
+	for _, c := range []check{checkMTU, checkLink, checkPCIe, checkNIC, checkIRQBalance, checkGovernor,
+		checkQdisc, checkCongestion, checkTCPOptions, checkBuffers, checkTCPMem, checkBacklog} {
+		out = append(out, c(h, f)...)
+	}
+	return out, nil
+}
+
+func na(check, why string) Result { return Result{Check: check, Verdict: NA, Evidence: why} }

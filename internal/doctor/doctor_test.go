@@ -1,0 +1,259 @@
+package doctor
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tree writes a fixture tree: files (path → content) and symlinks
+// (path → target).
+func tree(t *testing.T, files, links map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, target := range links {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.Symlink(target, full); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func netstat(t *testing.T) map[string]string {
+	m := map[string]string{}
+	for _, f := range []string{"netstat", "snmp"} {
+		b, err := os.ReadFile("../procnet/testdata/proc/net/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		// The fixture entered tcp_mem pressure twice; this host did not.
+		for i := 0; i+1 < len(lines); i += 2 {
+			h, v := strings.Fields(lines[i]), strings.Fields(lines[i+1])
+			for j := range h {
+				if h[j] == "TCPMemoryPressures" && j < len(v) {
+					v[j] = "0"
+				}
+			}
+			lines[i+1] = strings.Join(v, " ")
+		}
+		m["proc/net/"+f] = strings.Join(lines, "\n")
+	}
+	return m
+}
+
+const nicDev = "sys/devices/pci0000:00/0000:00:01.0/0000:07:00.0"
+
+// base is a 10G host; overrides change single files.
+func base(t *testing.T, over map[string]string) map[string]string {
+	f := netstat(t)
+	for k, v := range map[string]string{
+		"sys/class/net/eth9/mtu":                               "1500",
+		"sys/class/net/eth9/speed":                             "10000",
+		"sys/class/net/eth9/duplex":                            "full",
+		nicDev + "/class":                                      "0x020000",
+		nicDev + "/current_link_speed":                         "8.0 GT/s PCIe",
+		nicDev + "/current_link_width":                         "8",
+		nicDev + "/max_link_width":                             "8",
+		"sys/devices/pci0000:00/0000:00:01.0/class":            "0x060400",
+		"proc/net/route":                                       "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\tMTU\tWindow\tIRTT\neth9\t00000000\t0102000A\t0003\t0\t0\t0\t00000000\t0\t0\t0\neth9\t0000000A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n",
+		"proc/net/sockstat":                                    "sockets: used 10\nTCP: inuse 3 orphan 0 tw 0 alloc 4 mem 50\n",
+		"proc/net/softnet_stat":                                "00000010 00000000 00000000\n00000010 00000000 00000000\n",
+		"proc/sys/net/ipv4/tcp_window_scaling":                 "1",
+		"proc/sys/net/ipv4/tcp_sack":                           "1",
+		"proc/sys/net/ipv4/tcp_timestamps":                     "1",
+		"proc/sys/net/core/default_qdisc":                      "fq",
+		"proc/sys/net/ipv4/tcp_congestion_control":             "cubic",
+		"proc/sys/net/ipv4/tcp_available_congestion_control":   "reno cubic",
+		"proc/sys/net/ipv4/tcp_rmem":                           "4096 131072 134217728",
+		"proc/sys/net/ipv4/tcp_wmem":                           "4096 16384 134217728",
+		"proc/sys/net/ipv4/tcp_mem":                            "100000 200000 300000",
+		"proc/sys/net/core/netdev_max_backlog":                 "1000",
+		"proc/1/comm":                                          "systemd",
+		"proc/77/comm":                                         "irqbalance",
+		"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "performance",
+		"sys/devices/system/cpu/cpu1/cpufreq/scaling_governor": "performance",
+	} {
+		f[k] = v
+	}
+	for k, v := range over {
+		if v == "" {
+			delete(f, k)
+		} else {
+			f[k] = v
+		}
+	}
+	return f
+}
+
+var nicLink = map[string]string{"sys/class/net/eth9/device": "../../../devices/pci0000:00/0000:00:01.0/0000:07:00.0"}
+
+type fakeProbe struct {
+	pmtu int
+	rtt  time.Duration
+	e    Ethtool
+}
+
+func (p fakeProbe) PathMTU(string) (int, error)            { return p.pmtu, nil }
+func (p fakeProbe) RTT(string, int) (time.Duration, error) { return p.rtt, nil }
+func (p fakeProbe) Ethtool(string) Ethtool                 { return p.e }
+
+var goodNIC = Ethtool{RxPending: 4096, RxMax: 4096, TxPending: 4096, TxMax: 4096, Combined: 2, CombinedMax: 2, TSO: true, GSO: true, GRO: true}
+
+func results(t *testing.T, h Host) map[string]Result {
+	t.Helper()
+	rs, err := Run(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]Result{}
+	for _, r := range rs {
+		if r.Evidence == "" {
+			t.Errorf("%s: no evidence", r.Check)
+		}
+		if (r.Verdict == Warn || r.Verdict == Fail) && r.Fix == "" {
+			t.Errorf("%s: %s without a fix", r.Check, r.Verdict)
+		}
+		m[r.Check] = r
+	}
+	return m
+}
+
+func TestHealthyHost(t *testing.T) {
+	root := tree(t, base(t, nil), nicLink)
+	m := results(t, Host{Root: root, Peer: "10.0.0.2", Port: 5201, Probe: fakeProbe{pmtu: 1500, rtt: 50 * time.Millisecond, e: goodNIC}})
+	for _, c := range []string{"mtu", "path-mtu", "link", "pcie", "nic-rings", "nic-offloads", "nic-channels", "irqbalance", "cpu-governor", "qdisc", "congestion-control", "window-scaling", "sack", "timestamps", "buffers", "tcp-mem", "backlog"} {
+		r, ok := m[c]
+		if !ok {
+			t.Errorf("check %s missing", c)
+			continue
+		}
+		// 10G × 50 ms is 62.5 MB: 128 MB buffers are 2 × BDP.
+		if r.Verdict != OK {
+			t.Errorf("%s: %s: %s (%s)", c, r.Verdict, r.Evidence, r.Fix)
+		}
+	}
+	if !strings.Contains(m["pcie"].Evidence, "gen3 x8") || !strings.Contains(m["pcie"].Evidence, "63.0 Gbit/s") {
+		t.Errorf("pcie: %s", m["pcie"].Evidence)
+	}
+}
+
+// The example: a 10 Gbit/s NIC in a PCIe gen1 x1 slot fails,
+// with the arithmetic; and a host with every other problem.
+func TestSickHost(t *testing.T) {
+	root := tree(t, base(t, map[string]string{
+		nicDev + "/current_link_speed":                         "2.5 GT/s PCIe",
+		nicDev + "/current_link_width":                         "1",
+		"sys/class/net/eth9/duplex":                            "half",
+		"proc/sys/net/ipv4/tcp_window_scaling":                 "0",
+		"proc/sys/net/ipv4/tcp_sack":                           "0",
+		"proc/sys/net/core/default_qdisc":                      "pfifo_fast",
+		"proc/sys/net/ipv4/tcp_congestion_control":             "reno",
+		"proc/sys/net/ipv4/tcp_rmem":                           "4096 131072 6291456",
+		"proc/net/sockstat":                                    "TCP: inuse 3 orphan 0 tw 0 alloc 4 mem 250000\n",
+		"proc/net/softnet_stat":                                "00000010 0000002a 00000000\n",
+		"proc/77/comm":                                         "sshd",
+		"sys/devices/system/cpu/cpu1/cpufreq/scaling_governor": "powersave",
+	}), nicLink)
+	nic := Ethtool{RxPending: 256, RxMax: 4096, TxPending: 256, TxMax: 4096, Combined: 1, CombinedMax: 8, TSO: false, GSO: true, GRO: true}
+	m := results(t, Host{Root: root, Peer: "10.0.0.2", Port: 5201, Probe: fakeProbe{pmtu: 1400, rtt: 50 * time.Millisecond, e: nic}})
+	want := map[string]Verdict{"pcie": Fail, "link": Fail, "window-scaling": Fail, "buffers": Fail, "tcp-mem": Fail,
+		"sack": Warn, "qdisc": Warn, "congestion-control": Warn, "backlog": Warn, "irqbalance": Warn, "cpu-governor": Warn,
+		"path-mtu": Warn, "nic-rings": Warn, "nic-offloads": Warn, "nic-channels": Warn, "mtu": OK, "timestamps": OK}
+	for c, v := range want {
+		if m[c].Verdict != v {
+			t.Errorf("%s: %s, want %s: %s", c, m[c].Verdict, v, m[c].Evidence)
+		}
+	}
+	if e := m["pcie"].Evidence; !strings.Contains(e, "2.5 GT/s × 1 lane(s) × 8b/10b = 2.0 Gbit/s < 10 Gbit/s NIC") || !strings.Contains(e, "could use x8") {
+		t.Errorf("pcie arithmetic: %s", e)
+	}
+	if e := m["buffers"].Evidence; !strings.Contains(e, "BDP 62.5 MB") {
+		t.Errorf("buffers: %s", e)
+	}
+	if f := m["nic-offloads"].Fix; !strings.Contains(f, "ethtool -K eth9 tso on") {
+		t.Errorf("offload fix: %s", f)
+	}
+}
+
+// A VM: no link speed, no PCIe attributes, no cpufreq, a driver that
+// answers nothing — every such check says n/a instead of guessing.
+func TestUnreadable(t *testing.T) {
+	f := base(t, map[string]string{"sys/class/net/eth9/speed": "-1", nicDev + "/current_link_speed": "", nicDev + "/current_link_width": "",
+		"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "", "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor": ""})
+	root := tree(t, f, nicLink)
+	errNo := errors.New("operation not supported")
+	m := results(t, Host{Root: root, Probe: fakeProbe{e: Ethtool{RingErr: errNo, ChannelErr: errNo, OffloadErr: errNo}}})
+	for _, c := range []string{"link", "pcie", "cpu-governor", "nic-rings", "nic-offloads", "nic-channels"} {
+		if m[c].Verdict != NA {
+			t.Errorf("%s: %s, want n/a: %s", c, m[c].Verdict, m[c].Evidence)
+		}
+	}
+	if !strings.Contains(m["pcie"].Evidence, "133 MB/s") {
+		t.Errorf("pcie: %s", m["pcie"].Evidence)
+	}
+	// No interface at all is an error, not a guess.
+	if _, err := Run(Host{Root: root, Iface: "nope0"}); err == nil {
+		t.Error("missing interface accepted")
+	}
+}
+
+func TestRoute(t *testing.T) {
+	root := tree(t, map[string]string{"proc/net/route": "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\n" +
+		"eth0\t00000000\t0102000A\t0003\t0\t0\t0\t00000000\n" +
+		"eth1\t0000A8C0\t00000000\t0001\t0\t0\t0\t0000FFFF\n"}, nil)
+	for peer, want := range map[string]string{"": "eth0", "192.168.3.4": "eth1", "8.8.8.8": "eth0", "127.0.0.1": "lo"} {
+		if got, err := routeIface(Host{Root: root, Peer: peer}); err != nil || got != want {
+			t.Errorf("route to %q: %s, %v; want %s", peer, got, err, want)
+		}
+	}
+}
+
+// A live run on this machine: every check answers with a verdict and
+// evidence (n/a where the VM has nothing to read).
+func TestLive(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux only")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	m := results(t, Host{Root: "/", Peer: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, Probe: Live{}})
+	for _, c := range []string{"mtu", "path-mtu", "link", "pcie", "nic-rings", "irqbalance", "cpu-governor", "qdisc", "congestion-control", "window-scaling", "sack", "timestamps", "buffers", "tcp-mem", "backlog"} {
+		r, ok := m[c]
+		if !ok || (r.Verdict != OK && r.Verdict != Warn && r.Verdict != Fail && r.Verdict != NA) {
+			t.Errorf("live %s: %+v", c, r)
+		}
+		t.Logf("%-18s %-4s %s", c, r.Verdict, r.Evidence)
+	}
+	if m["buffers"].Verdict == NA {
+		t.Errorf("live buffers: %s", m["buffers"].Evidence)
+	}
+}

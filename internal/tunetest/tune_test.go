@@ -1,0 +1,351 @@
+package tunetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/testutil"
+)
+
+func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
+
+// links the suite creates; leftovers of a killed run are removed first.
+var links = []string{"tt-tune", "tt-tpeer", "tt-tfail"}
+
+func setup(t *testing.T) string {
+	t.Helper()
+	testutil.NeedRoot(t)
+	_, err := os.Stat("/dev/net/tun")
+	testutil.Need(t, err == nil, "no /dev/net/tun")
+	bin := testutil.Binary(t)
+	for _, l := range links {
+		exec.Command(bin, "lab", "down", l).Run()
+	}
+	return bin
+}
+
+type summary struct {
+	Kept     bool    `json:"kept"`
+	Applied  bool    `json:"applied"`
+	BackupID string  `json:"backup_id"`
+	Why      string  `json:"why"`
+	BDP      int64   `json:"bdp_bytes"`
+	Goodput  float64 `json:"link_goodput_bits_per_second"`
+	Choice   string  `json:"choice"`
+	Verify   *cand   `json:"verify"`
+	Cands    []cand  `json:"candidates"`
+}
+
+type cand struct {
+	ID      string `json:"id"`
+	RmemMax int64  `json:"rmem_max"`
+	WmemMax int64  `json:"wmem_max"`
+	Summary map[string]struct {
+		N      int     `json:"n"`
+		Median float64 `json:"median"`
+	} `json:"summary"`
+	Settings []struct{ Key, Value string } `json:"settings"`
+}
+
+func (s summary) find(id string) *cand {
+	for i := range s.Cands {
+		if s.Cands[i].ID == id {
+			return &s.Cands[i]
+		}
+	}
+	return nil
+}
+
+// The README's main job, shortened: tune on a 1 Gbit/s × 50 ms lab link
+// whose namespaces inherit a 4 MB tcp_wmem max (send-buffer limited),
+// with the JSON summary and the HTML report.
+func TestTuneLab(t *testing.T) {
+	bin := setup(t)
+	dir := t.TempDir()
+	report := filepath.Join(dir, "tune.html")
+	out, errOut, err := testutil.Run(t, 8*time.Minute, bin, "tune", "--lab", "--name", "tt-tune", "--rate", "1gbit", "--rtt", "50ms",
+		"--time", "2", "--json", "--report", report)
+	if err != nil {
+		t.Fatalf("tune: %v\n%s\n%s", err, out, errOut)
+	}
+	var s summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("JSON summary: %v\n%s", err, out)
+	}
+	for _, stage := range []string{"==> measuring the RTT", "==> baseline", "==> screening", "==> verifying"} {
+		if !strings.Contains(errOut, stage) {
+			t.Errorf("progress lacks %q:\n%s", stage, errOut)
+		}
+	}
+	inheritedWmem := maxField(readProc(t, "net/ipv4/tcp_wmem"))
+	base := s.find("baseline")
+	ch := s.find(s.Choice)
+	if base == nil || ch == nil || s.Verify == nil {
+		t.Fatalf("baseline %v choice %q verify %v: %s", base, s.Choice, s.Verify, s.Why)
+	}
+	t.Logf("choice %s (rmem %d, wmem %d, BDP %d): %s", s.Choice, ch.RmemMax, ch.WmemMax, s.BDP, s.Why)
+	for _, d := range []string{"forward", "reverse"} {
+		b, a := base.Summary[d], s.Verify.Summary[d]
+		t.Logf("%s: before %.0f → after %.0f (goodput %.0f)", d, b.Median, a.Median, s.Goodput)
+		if b.N != 3 || a.N != 3 {
+			t.Errorf("%s: %d baseline and %d verification trials, want 3", d, b.N, a.N)
+		}
+		// A send buffer below the BDP (Linux's default 4 MB caps 50 ms
+		// near 600 Mbit/s) leaves a clear gain; otherwise the choice
+		// must at least not lose.
+		switch {
+		case inheritedWmem < s.BDP && a.Median < 1.4*b.Median:
+			t.Errorf("%s: after %.0f is not clearly above before %.0f (inherited tcp_wmem max %d)", d, a.Median, b.Median, inheritedWmem)
+		case a.Median < 0.95*b.Median:
+			t.Errorf("%s: after %.0f is below before %.0f", d, a.Median, b.Median)
+		}
+	}
+	if (inheritedWmem < s.BDP && !s.Kept) || s.Applied {
+		t.Errorf("kept %v applied %v: %s", s.Kept, s.Applied, s.Why)
+	}
+	if ch.RmemMax > 4*s.BDP || ch.WmemMax > 4*s.BDP {
+		t.Errorf("choice %s: maxima %d/%d exceed 4 × BDP (%d)", s.Choice, ch.RmemMax, ch.WmemMax, s.BDP)
+	}
+	// The link and its namespaces are gone.
+	ls, _, _ := testutil.Run(t, time.Minute, bin, "lab", "ls")
+	if strings.Contains(ls, "tt-tune") {
+		t.Errorf("lab link left behind:\n%s", ls)
+	}
+	if ns, _ := exec.Command("ip", "netns", "list").Output(); strings.Contains(string(ns), "tcptune-tt-tune") {
+		t.Errorf("namespaces left behind:\n%s", ns)
+	}
+	checkReport(t, report)
+}
+
+// checkReport renders the report in headless Chromium and checks that
+// the three charts were laid out with their marks, and that the page
+// shows the bars' colour.
+func checkReport(t *testing.T, report string) {
+	t.Helper()
+	browser := ""
+	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(b); err == nil {
+			browser = p
+			break
+		}
+	}
+	testutil.Need(t, browser != "", "no chromium (make deps installs it)")
+	flags := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir()}
+	dom, errOut, err := testutil.Run(t, 2*time.Minute, browser, append(flags, "--virtual-time-budget=3000", "--dump-dom", "file://"+report)...)
+	if err != nil {
+		t.Fatalf("chromium --dump-dom: %v\n%s", err, errOut)
+	}
+	m := regexp.MustCompile(`data-rendered="([^"]*)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the report's script did not run in chromium")
+	}
+	charts := map[string]bool{}
+	for _, c := range strings.Fields(m[1]) {
+		var id string
+		var w, h, marks int
+		if _, err := fmt.Sscanf(strings.ReplaceAll(strings.ReplaceAll(c, ":", " "), "x", " "), "%s %d %d %d", &id, &w, &h, &marks); err != nil {
+			t.Errorf("rendered %q: %v", c, err)
+			continue
+		}
+		if w < 300 || h < 100 || marks < 2 {
+			t.Errorf("chart %s rendered %dx%d with %d marks", id, w, h, marks)
+		}
+		charts[id] = true
+	}
+	for _, id := range []string{"chart-throughput", "chart-time", "chart-window"} {
+		if !charts[id] {
+			t.Errorf("chart %s not rendered (%s)", id, m[1])
+		}
+	}
+	shot := filepath.Join(t.TempDir(), "report.png")
+	if _, errOut, err := testutil.Run(t, 2*time.Minute, browser, append(flags, "--window-size=1000,2600", "--screenshot="+shot, "file://"+report)...); err != nil {
+		t.Fatalf("chromium --screenshot: %v\n%s", err, errOut)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// #2b6cb0, the forward bars.
+	blue := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 == 0x2b && g>>8 == 0x6c && bl>>8 == 0xb0 {
+				blue++
+			}
+		}
+	}
+	if blue < 2000 {
+		t.Errorf("the screenshot shows %d pixels of the bars' colour", blue)
+	}
+}
+
+type peerLab struct {
+	t        *testing.T
+	bin, ns  string
+	stateDir string
+}
+
+// newPeerLab builds a link and runs server (argv) in its end b.
+func newPeerLab(t *testing.T, name string, server ...string) *peerLab {
+	bin := setup(t)
+	out, errOut, err := testutil.Run(t, time.Minute, bin, "lab", "up", name, "--rate", "1gbit", "--rtt", "50ms")
+	if err != nil {
+		t.Fatalf("lab up: %v\n%s%s", err, out, errOut)
+	}
+	t.Cleanup(func() { exec.Command(bin, "lab", "down", name).Run() })
+	testutil.Start(t, bin, append([]string{"lab", "exec", name, "b", "--"}, server...)...)
+	time.Sleep(500 * time.Millisecond)
+	return &peerLab{t: t, bin: bin, ns: "tcptune-" + name + "-a", stateDir: t.TempDir()}
+}
+
+func (p *peerLab) sysctl(key string) string {
+	out, err := exec.Command("ip", "netns", "exec", p.ns, "cat", "/proc/sys/"+strings.ReplaceAll(key, ".", "/")).Output()
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return strings.Join(strings.Fields(string(out)), " ")
+}
+
+// tune runs tcptune tune --peer from end a, with extra environment.
+func (p *peerLab) tune(name string, env []string, args ...string) (string, string, error) {
+	argv := append([]string{"lab", "exec", name, "a", "--", "sh", "-c", `exec "$0" tune --peer "$TCPTUNE_PEER" "$@"`, p.bin}, args...)
+	cmd := exec.Command(p.bin, argv...)
+	cmd.Env = append(append(os.Environ(), "TCPTUNE_STATE_DIR="+p.stateDir), env...)
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	return o.String(), e.String(), err
+}
+
+// tune --peer against the real iperf3 with --apply keeps the choice in
+// the namespace, with a backup that rollback restores.
+func TestTunePeerIperf3Apply(t *testing.T) {
+	iperf3 := testutil.NeedIperf3(t)
+	p := newPeerLab(t, "tt-tpeer", iperf3, "-s", "-p", "5201")
+	before := p.sysctl("net.ipv4.tcp_wmem")
+	out, errOut, err := p.tune("tt-tpeer", nil, "--direction", "forward", "--trials", "2", "--time", "1", "--json", "--apply")
+	if err != nil {
+		t.Fatalf("tune --peer: %v\n%s\n%s", err, out, errOut)
+	}
+	var s summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !s.Kept || !s.Applied || s.BackupID == "" {
+		t.Fatalf("kept %v applied %v backup %q: %s", s.Kept, s.Applied, s.BackupID, s.Why)
+	}
+	ch := s.find(s.Choice)
+	var want string
+	for _, kv := range ch.Settings {
+		if kv.Key == "net.ipv4.tcp_wmem" {
+			want = kv.Value
+		}
+	}
+	if got := p.sysctl("net.ipv4.tcp_wmem"); want == "" || got != want || got == before {
+		t.Errorf("tcp_wmem after --apply: %q, choice %q, before %q", got, want, before)
+	}
+	// Only the kept backup remains: the trials' backups were discarded.
+	entries, _ := os.ReadDir(filepath.Join(p.stateDir, "backups"))
+	if len(entries) != 1 || entries[0].Name() != s.BackupID+".json" {
+		t.Errorf("backups: %v, want only %s", entries, s.BackupID)
+	}
+	// The backup belongs to the namespace tune ran in: roll back there.
+	cmd := exec.Command(p.bin, "lab", "exec", "tt-tpeer", "a", "--", p.bin, "rollback", s.BackupID)
+	cmd.Env = append(os.Environ(), "TCPTUNE_STATE_DIR="+p.stateDir)
+	if o, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("rollback: %v\n%s", err, o)
+	}
+	if got := p.sysctl("net.ipv4.tcp_wmem"); got != before {
+		t.Errorf("tcp_wmem after rollback: %q, want %q", got, before)
+	}
+}
+
+// Without --apply, and when a write fails, the namespace ends with its
+// starting values.
+func TestTunePeerRestores(t *testing.T) {
+	p := newPeerLab(t, "tt-tfail", testutil.Binary(t), "serve", "-p", "5201")
+	keys := []string{"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.ipv4.tcp_sack", "net.ipv4.tcp_notsent_lowat"}
+	start := map[string]string{}
+	for _, k := range keys {
+		start[k] = p.sysctl(k)
+	}
+	check := func(what string) {
+		for _, k := range keys {
+			if got := p.sysctl(k); got != start[k] {
+				t.Errorf("%s: %s = %q, was %q", what, k, got, start[k])
+			}
+		}
+		if entries, _ := os.ReadDir(filepath.Join(p.stateDir, "backups")); len(entries) > 1 {
+			t.Errorf("%s: %d backups left", what, len(entries))
+		}
+	}
+	out, errOut, err := p.tune("tt-tfail", nil, "--direction", "reverse", "--trials", "2", "--time", "1")
+	if err != nil {
+		t.Fatalf("tune --peer -R: %v\n%s\n%s", err, out, errOut)
+	}
+	if !strings.Contains(out, "reverse: before ") || !strings.Contains(out, "CANDIDATE") {
+		t.Errorf("report:\n%s", out)
+	}
+	check("after tune without --apply")
+	// The first candidate's second write fails: tune stops, restores,
+	// and says so.
+	out, errOut, err = p.tune("tt-tfail", []string{"TCPTUNE_APPLY_FAIL_AFTER=1"}, "--direction", "forward", "--trials", "2", "--time", "1")
+	if err == nil || !strings.Contains(errOut, "injected failure") {
+		t.Errorf("tune with a failing write: %v\n%s\n%s", err, out, errOut)
+	}
+	check("after a failed write")
+}
+
+func TestTuneFlags(t *testing.T) {
+	bin := testutil.Binary(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tune"}, "give --lab or --peer HOST"},
+		{[]string{"tune", "--lab", "--peer", "x"}, "give --lab or --peer HOST"},
+		{[]string{"tune", "--lab", "--apply"}, "--apply: only with --peer"},
+		{[]string{"tune", "--peer", "x", "--persist"}, "--persist: only with --apply"},
+		{[]string{"tune", "--peer", "x", "--rtt", "5ms"}, "--rtt: only with --lab"},
+		{[]string{"tune", "--peer", "x", "--direction", "up"}, "--direction: accepts both, forward or reverse"},
+		{[]string{"tune", "--peer", "x", "--trials", "1"}, "--trials: accepts trials 2..50"},
+		{[]string{"tune", "--lab", "--rate", "fast"}, "--rate: accepts a bit rate"},
+		{[]string{"tune", "--peer", "x", "-t", "0"}, "-t/--time: accepts"},
+	} {
+		_, errOut, err := testutil.Run(t, 30*time.Second, bin, c.args...)
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if err == nil || len(lines) != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: err %v, stderr %q, want one line with %q", c.args, err, errOut, c.want)
+		}
+	}
+}
+
+func readProc(t *testing.T, key string) string {
+	b, err := os.ReadFile("/proc/sys/" + key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func maxField(v string) int64 {
+	f := strings.Fields(v)
+	n, _ := strconv.ParseInt(f[len(f)-1], 10, 64)
+	return n
+}
