@@ -76,9 +76,10 @@ type Filter struct {
 // are accepted too).
 func ParseFilter(expr string) (Filter, error) {
 	var f Filter
-	expr = strings.NewReplacer(" = ", "=", "= ", "=", " =", "=", "=:", "=").Replace(strings.TrimSpace(expr))
+	expr = strings.NewReplacer(" = ", "=", "= ", "=", " =", "=").Replace(strings.TrimSpace(expr))
 	for _, term := range strings.Fields(expr) {
 		k, v, ok := strings.Cut(term, "=")
+		v = strings.TrimPrefix(v, ":")
 		if !ok || v == "" {
 			return f, fmt.Errorf("--filter: %q: want KEY=VALUE with KEY sport, dport, port, src, dst or state", term)
 		}
@@ -190,7 +191,9 @@ func Diff(prev, cur Sample) Report {
 		}
 		r.Sockets = append(r.Sockets, row)
 	}
-	sort.Slice(r.Sockets, func(i, j int) bool { return r.Sockets[i].Local+r.Sockets[i].Remote < r.Sockets[j].Local+r.Sockets[j].Remote })
+	sort.Slice(r.Sockets, func(i, j int) bool {
+		return r.Sockets[i].Local+r.Sockets[i].Remote < r.Sockets[j].Local+r.Sockets[j].Remote
+	})
 	for _, c := range Counters {
 		a, okA := prev.Counters[c.Name]
 		b, okB := cur.Counters[c.Name]
