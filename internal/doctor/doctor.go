@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tcptune/tcptune/internal/sysctl"
 )
 
 // Verdict of a check.
@@ -74,25 +76,9 @@ func (h Host) readInt(p string) (int64, error) {
 	return strconv.ParseInt(s, 10, 64)
 }
 
-func (h Host) sysctl(key string) (string, error) {
-	return h.read("proc/sys/" + strings.ReplaceAll(key, ".", "/"))
-}
+func (h Host) sysctl(key string) (string, error) { return sysctl.FS{Root: h.Root}.Get(key) }
 
-func (h Host) sysctlInts(key string) ([]int64, error) {
-	s, err := h.sysctl(key)
-	if err != nil {
-		return nil, err
-	}
-	var out []int64
-	for _, f := range strings.Fields(s) {
-		v, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %q", key, s)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
+func (h Host) sysctlInts(key string) ([]int64, error) { return sysctl.FS{Root: h.Root}.Ints(key) }
 
 // check is one check function; checks may return several results.
 type check func(h Host, ctx *facts) []Result
