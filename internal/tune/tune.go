@@ -433,15 +433,21 @@ func (r *runner) one(ctx context.Context, spec TrialSpec, label string) (Trial, 
 	return t, err
 }
 
+// minGain is the smallest improvement worth changing a host for: on a
+// lab link the trials can agree to 0.1%, which is beyond the noise but
+// not a gain.
+const minGain = 0.02
+
 // judge decides whether the verified choice beats the baseline by more
 // than the noise: in some direction the ranges of the two samples do not
 // overlap (with 3 + 3 trials that happens by chance with probability
-// 1/20), and in no direction is it more than 5% worse.
+// 1/20) and the median gains at least 2%, and in no direction is it more
+// than 5% worse.
 func judge(base, v *Candidate, dirs []Direction) (bool, string) {
 	better, worse := "", ""
 	for _, d := range dirs {
 		b, x := base.Summary[d], v.Summary[d]
-		if x.Median > b.Median && !stats.Overlaps(rangeOf(b), rangeOf(x)) {
+		if x.Median > (1+minGain)*b.Median && !stats.Overlaps(rangeOf(b), rangeOf(x)) {
 			better += fmt.Sprintf(" %s %.2f×", d, x.Median/b.Median)
 		}
 		if x.Median < 0.95*b.Median {
@@ -452,7 +458,7 @@ func judge(base, v *Candidate, dirs []Direction) (bool, string) {
 	case worse != "":
 		return false, "rolled back: the choice was worse than the baseline in" + worse
 	case better == "":
-		return false, "rolled back: the choice did not beat the baseline by more than the noise (the ranges of the trials overlap)"
+		return false, fmt.Sprintf("rolled back: the choice did not beat the baseline by more than the noise (overlapping trials, or a gain under %.0f%%)", 100*minGain)
 	}
 	return true, "kept: every verification trial beat every baseline trial in" + better
 }

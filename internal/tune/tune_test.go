@@ -226,6 +226,9 @@ func TestJudge(t *testing.T) {
 	if ok, _ := judge(mk(100, 110, 105), mk(108, 112, 120), []Direction{Forward}); ok {
 		t.Errorf("overlapping ranges kept")
 	}
+	if ok, _ := judge(mk(100, 100.1, 100.2), mk(100.3, 100.4, 100.5), []Direction{Forward}); ok {
+		t.Errorf("a 0.3%% gain kept")
+	}
 	if ok, why := judge(mk(100, 101, 102), mk(80, 81, 82), []Direction{Forward}); ok || !strings.Contains(why, "worse") {
 		t.Errorf("loss kept: %s", why)
 	}
