@@ -2,9 +2,11 @@
 # tcptune tune in the lab (issue 6). Needs root. For each scenario it runs
 # "tcptune tune --lab" with the defaults (3 trials × 5 s per candidate and
 # direction, both directions) from the namespaces' inherited settings and
-# prints: baseline and tuned medians (the worse direction), the tuned
-# median as a share of the link's goodput (rate × MSS/MTU) and of its
-# rate, the chosen tcp_rmem/tcp_wmem maxima ÷ BDP, and the wall time.
+# prints: baseline and tuned medians (the worse direction; "tuned" is
+# the verification of the choice, or the baseline when it was rolled
+# back), the tuned median as a share of the link's goodput (rate ×
+# MSS/MTU) and of its rate, the chosen candidate's tcp_rmem/tcp_wmem
+# maxima ÷ BDP, and the wall time.
 # Targets: ≥ 93% of goodput at 1 Gbit/s × 50 ms, ≥ 90% at 100 Mbit/s ×
 # 200 ms and 2.5 Gbit/s × 20 ms; maxima ≤ 4 × BDP.
 #
