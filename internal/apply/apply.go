@@ -64,9 +64,9 @@ type Backup struct {
 	State       string    `json:"state"`                 // applied, restored (after a failure), rolled-back
 }
 
-// fs is the live /proc/sys (apply works on live systems; Plan and Set are
+// live is the live /proc/sys (apply works on live systems; Plan and Set are
 // run inside the target namespace).
-var fs = sysctl.FS{Root: "/"}
+func live() sysctl.FS { return sysctl.Host() }
 
 // Plan validates every value in the target namespace and returns the
 // changes (keys whose value differs).
@@ -100,11 +100,11 @@ func check(kv KV) (Change, error) {
 	if kv.Line > 0 {
 		where = fmt.Sprintf("line %d: %s", kv.Line, kv.Key)
 	}
-	p, err := fs.Path(kv.Key)
+	p, err := live().Path(kv.Key)
 	if err != nil {
 		return Change{}, fmt.Errorf("%s: %v", where, err)
 	}
-	old, err := fs.Get(kv.Key)
+	old, err := live().Get(kv.Key)
 	if err != nil {
 		return Change{}, fmt.Errorf("%s: no such sysctl here", where)
 	}
@@ -166,7 +166,7 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 			if o.FailAfter > 0 && i == o.FailAfter {
 				err = fmt.Errorf("sysctl %s: injected failure", c.Key)
 			} else {
-				err = fs.Set(c.Key, c.New)
+				err = live().Set(c.Key, c.New)
 			}
 			if err != nil {
 				restore(changes[:i])
@@ -193,7 +193,7 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 func restore(changes []Change) error {
 	var errs []error
 	for i := len(changes) - 1; i >= 0; i-- {
-		if err := fs.Set(changes[i].Key, changes[i].Old); err != nil {
+		if err := live().Set(changes[i].Key, changes[i].Old); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -325,7 +325,7 @@ func Read(keys []string, o Options) (map[string]string, error) {
 	out := map[string]string{}
 	err := nsx.Do(o.NetNS, func() error {
 		for _, k := range keys {
-			if v, err := fs.Get(k); err == nil {
+			if v, err := live().Get(k); err == nil {
 				out[k] = strings.Join(strings.Fields(v), " ")
 			}
 		}

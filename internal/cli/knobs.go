@@ -47,7 +47,7 @@ func newAdviseCmd() *cobra.Command {
 				in.Memory = hostMemory()
 			}
 			if osName == "linux" && runtime.GOOS == "linux" {
-				if v := sysctl.Host.Int("net.ipv4.tcp_mem", 2); v > 0 {
+				if v := sysctl.Host().Int("net.ipv4.tcp_mem", 2); v > 0 {
 					in.TCPMemMax = v * int64(os.Getpagesize())
 				}
 			}
@@ -124,12 +124,12 @@ func newShowCmd() *cobra.Command {
 			vals := map[string][]int64{}
 			err = nsx.Do(netns, func() error {
 				for _, k := range cat.Knobs {
-					v, err := sysctl.Host.Get(k.Name)
+					v, err := sysctl.Host().Get(k.Name)
 					if err != nil {
 						continue
 					}
 					shown = append(shown, shownKnob{Name: k.Name, Value: v, Meaning: k.Meaning, PerNetns: k.PerNetns != nil && *k.PerNetns})
-					if n, err := sysctl.Host.Ints(k.Name); err == nil {
+					if n, err := sysctl.Host().Ints(k.Name); err == nil {
 						vals[k.Name] = n
 					}
 				}

@@ -8,8 +8,8 @@ import (
 )
 
 func autotuneLimits() string {
-	w := sysctl.Host.Int("net.ipv4.tcp_wmem", 2)
-	r := sysctl.Host.Int("net.ipv4.tcp_rmem", 2)
+	w := sysctl.Host().Int("net.ipv4.tcp_wmem", 2)
+	r := sysctl.Host().Int("net.ipv4.tcp_rmem", 2)
 	if w < 0 || r < 0 {
 		return "net.ipv4.tcp_wmem/tcp_rmem max"
 	}
@@ -17,8 +17,8 @@ func autotuneLimits() string {
 }
 
 func capReason() string {
-	w := sysctl.Host.Int("net.core.wmem_max", 0)
-	r := sysctl.Host.Int("net.core.rmem_max", 0)
+	w := sysctl.Host().Int("net.core.wmem_max", 0)
+	r := sysctl.Host().Int("net.core.rmem_max", 0)
 	if w < 0 || r < 0 {
 		return " at net.core.wmem_max/rmem_max"
 	}

@@ -17,8 +17,8 @@ type FS struct {
 	Root string
 }
 
-// Host is the live system.
-var Host = FS{Root: "/"}
+// Host is the live system's /proc/sys.
+func Host() FS { return FS{Root: "/"} }
 
 // Path maps a dotted key to its file: net.ipv4.tcp_rmem becomes
 // ROOT/proc/sys/net/ipv4/tcp_rmem; net.ipv4.conf.eth0/100.rp_filter

@@ -33,7 +33,7 @@ func TestLive(t *testing.T) {
 	if _, err := os.Stat("/proc/sys/net/ipv4/tcp_rmem"); err != nil {
 		t.Skip("no /proc/sys (not Linux)")
 	}
-	v, err := Host.Ints("net.ipv4.tcp_rmem")
+	v, err := Host().Ints("net.ipv4.tcp_rmem")
 	if err != nil || len(v) != 3 || v[0] > v[2] {
 		t.Fatalf("live tcp_rmem: %v %v", v, err)
 	}
