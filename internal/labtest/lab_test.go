@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -212,11 +213,16 @@ func TestRTTAccuracy(t *testing.T) {
 		if len(rtts) < 10 {
 			t.Fatalf("%d ms: too few samples:\n%s", ms, out)
 		}
-		got := median(rtts)
-		tol := 0.3 + 0.01*float64(ms)
-		t.Logf("RTT %d ms: median %.3f ms (tolerance %.2f ms)", ms, got, tol)
-		if got < float64(ms) || got > float64(ms)+tol {
-			t.Errorf("RTT %d ms measured %.3f ms, want within %.2f ms", ms, got, tol)
+		// Noise on a busy machine only adds delay, so the smallest sample
+		// is the link's own RTT: it must never be early, and a wrong delay
+		// (halved, doubled, one way missing) lands far outside the bound.
+		// The 0.3 ms + 1% accuracy target is measured by bench/lab.sh,
+		// not asserted here (no timing assertions in tests).
+		lo := slices.Min(rtts)
+		tol := max(1, 0.05*float64(ms))
+		t.Logf("RTT %d ms: min %.3f ms, median %.3f ms (bound +%.2f ms)", ms, lo, median(rtts), tol)
+		if lo < float64(ms) || lo > float64(ms)+tol {
+			t.Errorf("RTT %d ms: fastest of %d probes %.3f ms, want %d .. %.2f ms", ms, len(rtts), lo, ms, float64(ms)+tol)
 		}
 	}
 }
