@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"sort"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/tcptune/tcptune/internal/probe"
+	"github.com/tcptune/tcptune/internal/stats"
 )
 
 // Live probes the running system.
@@ -48,8 +48,11 @@ func (Live) RTT(peer string, port int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	sort.Slice(rtts, func(i, j int) bool { return rtts[i] < rtts[j] })
-	return rtts[len(rtts)/2], nil
+	ms := make([]float64, len(rtts))
+	for i, r := range rtts {
+		ms[i] = float64(r)
+	}
+	return time.Duration(stats.Median(ms)), nil
 }
 
 const (

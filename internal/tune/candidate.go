@@ -54,11 +54,10 @@ type Candidate struct {
 	WmemMax int64 `json:"wmem_max"`
 	Memory  int64 `json:"memory"`
 
-	Trials  []Trial                         `json:"trials,omitempty"`
-	Summary map[Direction]stats.Summary     `json:"summary,omitempty"`
-	Score   float64                         `json:"score_bits_per_second"`
-	Status  string                          `json:"status"`
-	limits  map[Direction]map[string]string `json:"-"`
+	Trials  []Trial                     `json:"trials,omitempty"`
+	Summary map[Direction]stats.Summary `json:"summary,omitempty"`
+	Score   float64                     `json:"score_bits_per_second"`
+	Status  string                      `json:"status"`
 }
 
 // KVs are the candidate's settings as apply takes them.

@@ -9,7 +9,13 @@ import (
 	"strings"
 )
 
-var dirColor = map[Direction]string{Forward: "#2b6cb0", Reverse: "#c05621"}
+// dirColor is each direction's colour in the charts.
+func dirColor(d Direction) string {
+	if d == Reverse {
+		return "#c05621"
+	}
+	return "#2b6cb0"
+}
 
 // throughputChart: each candidate's median per direction with its
 // confidence interval and its trials, against the link's goodput.
@@ -44,8 +50,8 @@ func throughputChart(r *Result) string {
 			name = ""
 		}
 		s.text(left-60, y+13, "end", name, 12, "#222")
-		s.text(left-6, y+13, "end", string(rw.d), 11, dirColor[rw.d])
-		s.rect(left, y+3, x(sum.Median)-left, rowH-6, dirColor[rw.d], fmt.Sprintf("%s %s: median %s", rw.c.Name, rw.d, rate(sum.Median)))
+		s.text(left-6, y+13, "end", string(rw.d), 11, dirColor(rw.d))
+		s.rect(left, y+3, x(sum.Median)-left, rowH-6, dirColor(rw.d), fmt.Sprintf("%s %s: median %s", rw.c.Name, rw.d, rate(sum.Median)))
 		s.line(x(sum.CILow), y+rowH/2, x(sum.CIHigh), y+rowH/2, "#111", 1.5, false)
 		s.line(x(sum.CILow), y+5, x(sum.CILow), y+rowH-5, "#111", 1.5, false)
 		s.line(x(sum.CIHigh), y+5, x(sum.CIHigh), y+rowH-5, "#111", 1.5, false)
@@ -202,25 +208,12 @@ func WriteHTML(w io.Writer, r *Result) error {
 	var heads, limits []string
 	for _, d := range r.Options.Directions {
 		heads = append(heads, string(d)+": "+r.Headline(d))
-		for _, x := range []struct {
-			n string
-			c *Candidate
-		}{{"before", r.Baseline()}, {"after", r.After()}} {
-			if t, ok := medianTrial(x.c, d); ok && t.Verdict != "" {
-				limits = append(limits, fmt.Sprintf("%s (%s): %s", x.n, d, t.Verdict))
-			}
-		}
 	}
-	var rows [][]string
-	for _, c := range r.Candidates {
-		row := []string{c.Name, size(c.Memory)}
-		for _, d := range r.Options.Directions {
-			row = append(row, ci(c.Summary[d]))
-		}
-		rows = append(rows, append(row, c.Status))
+	for _, l := range r.Limits() {
+		limits = append(limits, fmt.Sprintf("%s (%s): %s", l.When, l.Direction, l.Verdict))
 	}
 	return reportTmpl.Execute(w, map[string]any{
-		"R": r, "Rate": rate(r.Rate), "BDP": size(r.BDP), "Headlines": heads, "Limits": limits, "Choice": r.Choice(), "Rows": rows,
+		"R": r, "Rate": rate(r.Rate), "BDP": size(r.BDP), "Headlines": heads, "Limits": limits, "Choice": r.Choice(), "Rows": r.rows(),
 		"Throughput": template.HTML(throughputChart(r)), "Time": template.HTML(timeChart(r)), "Window": template.HTML(windowChart(r)),
 	})
 }

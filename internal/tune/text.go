@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -42,15 +43,7 @@ func medianTrial(c *Candidate, d Direction) (Trial, bool) {
 	if len(ts) == 0 {
 		return Trial{}, false
 	}
-	slices.SortFunc(ts, func(a, b Trial) int {
-		switch {
-		case a.BitsPerSecond < b.BitsPerSecond:
-			return -1
-		case a.BitsPerSecond > b.BitsPerSecond:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ts, func(a, b Trial) int { return cmp.Compare(a.BitsPerSecond, b.BitsPerSecond) })
 	return ts[(len(ts)-1)/2], true
 }
 
@@ -80,6 +73,44 @@ func (r *Result) Headline(d Direction) string {
 		line += fmt.Sprintf(" (%.0f%% of the link's goodput, %s)", 100*a.Median/r.Goodput, rate(r.Goodput))
 	}
 	return line
+}
+
+// Limit is the attribution of the median trial before or after, per
+// direction.
+type Limit struct {
+	When      string // "before" or "after"
+	Direction Direction
+	Verdict   string
+}
+
+// Limits lists what limited the transfer before and after.
+func (r *Result) Limits() []Limit {
+	var out []Limit
+	for _, d := range r.Options.Directions {
+		for _, x := range []struct {
+			when string
+			c    *Candidate
+		}{{"before", r.Baseline()}, {"after", r.After()}} {
+			if t, ok := medianTrial(x.c, d); ok && t.Verdict != "" {
+				out = append(out, Limit{x.when, d, t.Verdict})
+			}
+		}
+	}
+	return out
+}
+
+// rows are the candidates table: name, memory, a median [range] per
+// direction, status.
+func (r *Result) rows() [][]string {
+	var out [][]string
+	for _, c := range r.Candidates {
+		row := []string{c.Name, size(c.Memory)}
+		for _, d := range r.Options.Directions {
+			row = append(row, ci(c.Summary[d]))
+		}
+		out = append(out, append(row, c.Status))
+	}
+	return out
 }
 
 // WriteText prints the report: the before/after table, the settings
@@ -135,17 +166,9 @@ func WriteText(w io.Writer, r *Result) {
 	}
 
 	fmt.Fprintln(w)
-	for _, d := range r.Options.Directions {
-		for _, row := range []struct {
-			name string
-			c    *Candidate
-		}{{"before", r.Baseline()}, {"after", r.After()}} {
-			if t, ok := medianTrial(row.c, d); ok && t.Verdict != "" {
-				fmt.Fprintf(w, "Limit %-6s (%s): %s\n", row.name, d, t.Verdict)
-			}
-		}
+	for _, l := range r.Limits() {
+		fmt.Fprintf(w, "Limit %-6s (%s): %s\n", l.When, l.Direction, l.Verdict)
 	}
-
 	fmt.Fprintf(w, "\nCandidates (memory = tcp_rmem max + tcp_wmem max per connection):\n")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "CANDIDATE\tMEMORY\t")
@@ -153,12 +176,8 @@ func WriteText(w io.Writer, r *Result) {
 		fmt.Fprintf(tw, "%s\t", strings.ToUpper(string(d)))
 	}
 	fmt.Fprintln(tw, "STATUS")
-	for _, c := range r.Candidates {
-		fmt.Fprintf(tw, "%s\t%s\t", c.Name, size(c.Memory))
-		for _, d := range r.Options.Directions {
-			fmt.Fprintf(tw, "%s\t", ci(c.Summary[d]))
-		}
-		fmt.Fprintln(tw, c.Status)
+	for _, row := range r.rows() {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
 	for _, c := range r.Candidates {

@@ -69,26 +69,15 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.counter, prometheus.CounterValue, float64(v), k.Name)
 		}
 	}
-	// Rows from the sample alone (no shares: Prometheus computes rates).
-	r := Diff(s, s)
-	for _, row := range r.Sockets {
+	for _, x := range s.Sockets {
+		row := newRow(x)
 		lv := []string{row.Local, row.Remote, row.State}
 		for _, g := range c.gauges {
 			ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, g.val(row), lv...)
 		}
-		if info := findInfo(s, row); info != nil {
-			ch <- prometheus.MustNewConstMetric(c.limited, prometheus.CounterValue, float64(info[0])/1e6, append(lv, "rwnd")...)
-			ch <- prometheus.MustNewConstMetric(c.limited, prometheus.CounterValue, float64(info[1])/1e6, append(lv, "sndbuf")...)
+		if x.Info != nil {
+			ch <- prometheus.MustNewConstMetric(c.limited, prometheus.CounterValue, float64(x.Info.RwndLimited)/1e6, append(lv, "rwnd")...)
+			ch <- prometheus.MustNewConstMetric(c.limited, prometheus.CounterValue, float64(x.Info.SndbufLimited)/1e6, append(lv, "sndbuf")...)
 		}
 	}
-}
-
-// findInfo returns the socket's rwnd- and sndbuf-limited microseconds.
-func findInfo(s Sample, row SocketRow) []uint64 {
-	for _, x := range s.Sockets {
-		if x.Local.String() == row.Local && x.Remote.String() == row.Remote && x.Info != nil {
-			return []uint64{x.Info.RwndLimited, x.Info.SndbufLimited}
-		}
-	}
-	return nil
 }

@@ -177,12 +177,8 @@ func Diff(prev, cur Sample) Report {
 		old[s.Key()] = s
 	}
 	for _, s := range cur.Sockets {
-		row := SocketRow{Local: s.Local.String(), Remote: s.Remote.String(), State: s.State, RecvQ: s.RecvQ, SendQ: s.SendQ}
-		if m := s.Mem; m != nil {
-			row.RmemAlloc, row.Rcvbuf, row.WmemQueued, row.Sndbuf, row.Drops = m.RmemAlloc, m.Rcvbuf, m.WmemQueued, m.Sndbuf, m.Drops
-		}
+		row := newRow(s)
 		if i := s.Info; i != nil {
-			row.CwndBytes, row.RTTms, row.DeliveryRate = i.CwndBytes(), float64(i.RTT)/1000, float64(i.DeliveryRate)*8
 			if p, ok := old[s.Key()]; ok && p.Info != nil {
 				us := dt * 1e6
 				row.RwndLimited = min(float64(sub(i.RwndLimited, p.Info.RwndLimited))/us, 1)
@@ -205,6 +201,18 @@ func Diff(prev, cur Sample) Report {
 	}
 	r.Verdicts = verdicts(r)
 	return r
+}
+
+// newRow is a socket's figures from one sample (no shares: they need two).
+func newRow(s sockdiag.Socket) SocketRow {
+	row := SocketRow{Local: s.Local.String(), Remote: s.Remote.String(), State: s.State, RecvQ: s.RecvQ, SendQ: s.SendQ}
+	if m := s.Mem; m != nil {
+		row.RmemAlloc, row.Rcvbuf, row.WmemQueued, row.Sndbuf, row.Drops = m.RmemAlloc, m.Rcvbuf, m.WmemQueued, m.Sndbuf, m.Drops
+	}
+	if i := s.Info; i != nil {
+		row.CwndBytes, row.RTTms, row.DeliveryRate = i.CwndBytes(), float64(i.RTT)/1000, float64(i.DeliveryRate)*8
+	}
+	return row
 }
 
 func sub(a, b uint64) uint64 {
