@@ -6,12 +6,14 @@
 package advise
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/profiles"
 	"github.com/tcptune/tcptune/internal/units"
+	"github.com/tcptune/tcptune/internal/window"
 )
 
 // IntMax is the largest socket buffer any of these kernels accepts.
@@ -27,6 +29,21 @@ type Input struct {
 	TCPMemMax   int64         // Linux tcp_mem max in bytes (0 = unknown)
 	Role        string        // host, storage, firewall, router
 	OS          string        // linux, freebsd, solaris10, solaris11, macos, windows
+}
+
+// MarshalJSON writes the input with snake_case keys that carry their
+// units, as the rest of tcptune's JSON does.
+func (in Input) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Rate        float64 `json:"rate_bits_per_second"`
+		RTT         float64 `json:"rtt_ms"`
+		Streams     int     `json:"streams"`
+		Connections int     `json:"connections"`
+		Memory      int64   `json:"memory_bytes,omitempty"`
+		TCPMemMax   int64   `json:"tcp_mem_max_bytes,omitempty"`
+		Role        string  `json:"role"`
+		OS          string  `json:"os"`
+	}{in.Rate, float64(in.RTT) / 1e6, in.Streams, in.Connections, in.Memory, in.TCPMemMax, in.Role, in.OS})
 }
 
 // Setting is one recommended value.
@@ -54,10 +71,10 @@ func (s Setting) Value() string {
 
 // Budget is the worst-case memory the recommendation can commit.
 type Budget struct {
-	PerConnection int64  `json:"per_connection"`
-	Total         int64  `json:"total"`
-	Memory        int64  `json:"memory,omitempty"`
-	TCPMemMax     int64  `json:"tcp_mem_max,omitempty"`
+	PerConnection int64  `json:"per_connection_bytes"`
+	Total         int64  `json:"total_bytes"`
+	Memory        int64  `json:"memory_bytes,omitempty"`
+	TCPMemMax     int64  `json:"tcp_mem_max_bytes,omitempty"`
 	Fits          bool   `json:"fits"`
 	Note          string `json:"note"`
 }
@@ -65,8 +82,8 @@ type Budget struct {
 // Advice is the result.
 type Advice struct {
 	Input      Input     `json:"input"`
-	BDP        int64     `json:"bdp"`
-	StreamBDP  int64     `json:"stream_bdp"`
+	BDP        int64     `json:"bdp_bytes"`
+	StreamBDP  int64     `json:"stream_bdp_bytes"`
 	Settings   []Setting `json:"settings"`
 	Budget     Budget    `json:"budget"`
 	Warnings   []string  `json:"warnings,omitempty"`
@@ -107,7 +124,7 @@ func Advise(in Input) (Advice, error) {
 	if err := in.Validate(); err != nil {
 		return Advice{}, err
 	}
-	bdp := int64(in.Rate * in.RTT.Seconds() / 8)
+	bdp := window.BDP(in.Rate, in.RTT)
 	sbdp := bdp / int64(in.Streams)
 	a := Advice{Input: in, BDP: bdp, StreamBDP: sbdp}
 	forwarding := in.Role == "firewall" || in.Role == "router"
@@ -160,9 +177,9 @@ func linux(a Advice, buf int64, forwarding bool) Advice {
 	wmem := max(buf, 4194304)
 	a.Settings = append(a.Settings,
 		Setting{Key: "net.ipv4.tcp_rmem", Values: []int64{4096, 131072, rmem},
-			Reason: a.why("max = 2 × the per-stream BDP (%s at %s × %v): the advertised window is only part of the buffer (≈0.65 on Linux 6.6+, 0.5 before), so 2 × BDP lets one stream fill the path", mib(a.StreamBDP), units.FormatRateShort(in.Rate/float64(in.Streams)), in.RTT)},
+			Reason: a.why("max = 2 × the per-stream BDP (%s at %s × %s): the advertised window is only part of the buffer (≈0.65 on Linux 6.6+, 0.5 before), so 2 × BDP lets one stream fill the path", mib(a.StreamBDP), units.FormatRateShort(in.Rate/float64(in.Streams)), units.FormatDuration(in.RTT))},
 		Setting{Key: "net.ipv4.tcp_wmem", Values: []int64{4096, 16384, wmem},
-			Reason: a.why("max ≥ the per-stream BDP plus unsent data: the send buffer holds everything not yet acknowledged (a 4 MiB default caps one 50 ms flow near 520 Mbit/s)")},
+			Reason: a.why("max = 2 × the per-stream BDP: the send buffer holds everything not yet acknowledged, and only ≈%.2f of it is payload (the 4 MiB default caps one 50 ms flow near %s)", window.Linux66.Send, units.FormatRateShort(window.Linux66.SendCap(4<<20, 50*time.Millisecond)))},
 	)
 	if in.Role == "storage" {
 		a.Settings = append(a.Settings,

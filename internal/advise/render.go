@@ -58,7 +58,7 @@ func Render(a Advice, format string) (string, error) {
 }
 
 func path(a Advice) string {
-	return fmt.Sprintf("%s × %v, %d stream(s)", units.FormatRateShort(a.Input.Rate), a.Input.RTT, a.Input.Streams)
+	return fmt.Sprintf("%s × %s, %d stream(s)", units.FormatRateShort(a.Input.Rate), units.FormatDuration(a.Input.RTT), a.Input.Streams)
 }
 
 func header(b *strings.Builder, a Advice, c string) {

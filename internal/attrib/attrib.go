@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/tcptune/tcptune/internal/units"
+	"github.com/tcptune/tcptune/internal/window"
 )
 
 // Limit names what bounded a transfer.
@@ -23,6 +25,7 @@ const (
 	Network        Limit = "network"
 	CPU            Limit = "cpu"
 	Application    Limit = "application"
+	PathFull       Limit = "path-full"
 	Unknown        Limit = "unknown"
 )
 
@@ -48,6 +51,36 @@ type Input struct {
 	Receiver      string  // receiver's address, for advice
 	Sender        string  // sender's address
 	SenderIsLocal bool
+	// InflightBytes and NotsentBytes are the sender's measured bytes in
+	// flight (unacked × MSS) and not yet sent, per stream, averaged; 0 =
+	// not measured.
+	InflightBytes, NotsentBytes uint64
+	// PathRate is the path's goodput when known or estimated (bit/s, 0 =
+	// unknown); IdleRTTUS its round-trip time without load (0 = use
+	// MinRTTUS). Caps are computed at the idle RTT, not the queued one.
+	PathRate  float64
+	IdleRTTUS uint64
+	// Model is the kernel's buffer-to-window model (zero = Linux 6.6+).
+	Model window.Model
+}
+
+func (in Input) model() window.Model {
+	if in.Model.Recv == 0 || in.Model.Send == 0 {
+		return window.Linux66
+	}
+	return in.Model
+}
+
+// idleRTT is the RTT without queueing: given, else the minimum seen,
+// else the mean.
+func (in Input) idleRTT() uint64 {
+	switch {
+	case in.IdleRTTUS > 0:
+		return in.IdleRTTUS
+	case in.MinRTTUS > 0:
+		return in.MinRTTUS
+	}
+	return in.RTTUS
 }
 
 // Shares of the measured period spent in each state (sum ≈ 1).
@@ -93,17 +126,26 @@ func Attribute(in Input) Result {
 		n = 1
 	}
 	r := Result{Shares: sh}
-	rtt := float64(in.RTTUS) / 1e6
+	rtt := float64(in.idleRTT()) / 1e6
 	perFlow := in.BitsPerSecond / float64(n)
+	state := max4(sh)
+	if state != "idle" {
+		if full, ok := capacity(in, n, sh); ok {
+			return full
+		}
+		if m, ok := measured(in, n, sh); ok {
+			return m
+		}
+	}
 
-	switch max4(sh) {
+	switch state {
 	case "rwnd":
 		r.Limit, r.Share = ReceiverWindow, sh.ReceiverWindow
 		win := float64(in.SndWnd)
 		detail := ""
 		if win > 0 && rtt > 0 {
 			r.CapBPS = win * 8 / rtt
-			detail = fmt.Sprintf(" (window %s at RTT %s caps one flow at %s)", units.FormatSize(win), fmtRTT(in.RTTUS), units.FormatRateShort(r.CapBPS))
+			detail = fmt.Sprintf(" (window %s at RTT %s caps one flow at %s)", units.FormatSize(win), fmtRTT(in.idleRTT()), units.FormatRateShort(r.CapBPS))
 		}
 		r.Verdict = fmt.Sprintf("limited by the receiver's window %.0f%% of the time%s", 100*r.Share, detail)
 		if in.Window > 0 {
@@ -115,8 +157,8 @@ func Attribute(in Input) Result {
 		r.Limit, r.Share = SendBuffer, sh.SendBuffer
 		detail := ""
 		if in.SndBuf > 0 && rtt > 0 {
-			r.CapBPS = float64(in.SndBuf) * 8 / rtt
-			detail = fmt.Sprintf(" (send buffer %s at RTT %s caps one flow near %s)", units.FormatSize(float64(in.SndBuf)), fmtRTT(in.RTTUS), units.FormatRateShort(r.CapBPS))
+			r.CapBPS = in.model().SendCap(int64(in.SndBuf), time.Duration(in.idleRTT())*time.Microsecond)
+			detail = fmt.Sprintf(" (send buffer %s at RTT %s caps one flow near %s)", units.FormatSize(float64(in.SndBuf)), fmtRTT(in.idleRTT()), units.FormatRateShort(r.CapBPS))
 		}
 		r.Verdict = fmt.Sprintf("limited by the send buffer %.0f%% of the time%s", 100*r.Share, detail)
 		if in.Window > 0 {
@@ -131,18 +173,6 @@ func Attribute(in Input) Result {
 			r.Limit, r.Share = CPU, sh.Network
 			r.Verdict = fmt.Sprintf("limited by CPU: the %s used %.0f%% of a core per stream on a path with %s minimum RTT", who, cpu, fmtRTT(in.MinRTTUS))
 			r.Advice = "the buffers are not the bottleneck; use more streams (-P), faster cores, or offloads"
-			break
-		}
-		// The kernel's chronographs do not always catch a full send
-		// buffer; if neither cwnd nor the peer's window bounds what is
-		// in flight, the send buffer does.
-		if inflight := perFlow / 8 * rtt; inflight > 0 && in.CwndBytes > 0 && inflight < 0.8*float64(in.CwndBytes/uint64(n)) &&
-			(in.SndWnd == 0 || inflight < 0.8*float64(in.SndWnd)) && in.SndBuf > 0 && inflight > 0.4*float64(in.SndBuf) {
-			r.Limit, r.Share = SendBuffer, sh.Network
-			r.CapBPS = float64(in.SndBuf) * 8 / rtt
-			r.Verdict = fmt.Sprintf("limited by the send buffer (%s in flight of a %s send buffer at RTT %s; cwnd %s and the peer's window %s allow more)",
-				units.FormatSize(inflight), units.FormatSize(float64(in.SndBuf)), fmtRTT(in.RTTUS), units.FormatSize(float64(in.CwndBytes)), units.FormatSize(float64(in.SndWnd)))
-			r.Advice = "raise net.ipv4.tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal)
 			break
 		}
 		r.Limit, r.Share = Network, sh.Network
@@ -247,7 +277,7 @@ func Merge(ins []Input) Input {
 	out.Streams = 0
 	out.WallUS, out.BusyUS, out.RwndLimitedUS, out.SndbufLimitUS = 0, 0, 0, 0
 	out.BitsPerSecond, out.Retransmits = 0, 0
-	var wnd, sbuf, cwnd, rtt, minrtt uint64
+	var wnd, sbuf, cwnd, rtt, minrtt, fl, ns uint64
 	unknownRetr := false
 	for _, in := range ins {
 		out.WallUS += in.WallUS
@@ -264,6 +294,8 @@ func Merge(ins []Input) Input {
 		sbuf += in.SndBuf
 		cwnd += in.CwndBytes
 		rtt += in.RTTUS
+		fl += in.InflightBytes
+		ns += in.NotsentBytes
 		if minrtt == 0 || (in.MinRTTUS > 0 && in.MinRTTUS < minrtt) {
 			minrtt = in.MinRTTUS
 		}
@@ -271,6 +303,7 @@ func Merge(ins []Input) Input {
 	}
 	k := uint64(len(ins))
 	out.SndWnd, out.SndBuf, out.CwndBytes, out.RTTUS, out.MinRTTUS = wnd/k, sbuf/k, cwnd/k, rtt/k, minrtt
+	out.InflightBytes, out.NotsentBytes = fl/k, ns/k
 	if unknownRetr {
 		out.Retransmits = -1
 	}

@@ -208,7 +208,8 @@ func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
 func bench(ctx context.Context, o client.Options, mode report.Mode, repeat int, out io.Writer) error {
 	var rates []float64
 	var last *report.Printer
-	var runs []map[string]any
+	var ext *client.Extension
+	var runs []client.RepeatRun
 	for i := 0; i < repeat; i++ {
 		if i > 0 {
 			select {
@@ -234,7 +235,8 @@ func bench(ctx context.Context, o client.Options, mode report.Mode, repeat int, 
 			return err
 		}
 		rates = append(rates, res.Received())
-		runs = append(runs, map[string]any{"run": i + 1, "bits_per_second": res.Received(), "seconds": res.Duration.Seconds()})
+		runs = append(runs, client.RepeatRun{Run: i + 1, BitsPerSecond: res.Received(), Seconds: res.Duration.Seconds()})
+		ext = res.Ext
 		if mode == report.Text {
 			pr.Textf("")
 		}
@@ -251,15 +253,10 @@ func bench(ctx context.Context, o client.Options, mode report.Mode, repeat int, 
 		case report.Text:
 			fmt.Fprintln(out, line)
 		case report.JSON, report.JSONStream:
-			doc := last.Document()
-			ext, _ := doc.Tcptune.(map[string]any)
-			if ext == nil {
-				ext = map[string]any{}
-			}
-			ext["repeat"] = map[string]any{"runs": runs, "summary": s}
+			ext.Repeat = &client.Repeat{Runs: runs, Summary: s}
 			last.SetExt(ext)
 			if mode == report.JSONStream {
-				out.Write(report.EventLine("repeat", ext["repeat"]))
+				out.Write(report.EventLine("repeat", ext.Repeat))
 			}
 		}
 	}

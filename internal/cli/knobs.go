@@ -17,6 +17,7 @@ import (
 	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/sysctl"
 	"github.com/tcptune/tcptune/internal/units"
+	"github.com/tcptune/tcptune/internal/window"
 )
 
 func newAdviseCmd() *cobra.Command {
@@ -97,14 +98,6 @@ type shownKnob struct {
 	PerNetns bool   `json:"per_netns"`
 }
 
-type windowCap struct {
-	RTTms       float64 `json:"rtt_ms"`
-	RecvAuto    float64 `json:"receive_autotuned_bps"`
-	SendAuto    float64 `json:"send_autotuned_bps"`
-	RecvExplict float64 `json:"receive_so_rcvbuf_bps"`
-	SendExplict float64 `json:"send_so_sndbuf_bps"`
-}
-
 func newShowCmd() *cobra.Command {
 	var netns, rtt string
 	var asJSON bool
@@ -138,19 +131,15 @@ func newShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			last := func(k string) float64 {
+			last := func(k string) int64 {
 				v := vals[k]
 				if len(v) == 0 {
 					return 0
 				}
-				return float64(v[len(v)-1])
+				return v[len(v)-1]
 			}
-			// Largest windows: the receive window is about 0.65 of the
-			// buffer on Linux 6.6+ (the kernel's measured scaling ratio);
-			// an explicit SO_*BUF is doubled and capped at *mem_max.
-			const ratio = 0.65
-			recvAuto, sendAuto := ratio*last("net.ipv4.tcp_rmem"), last("net.ipv4.tcp_wmem")
-			recvExp, sendExp := ratio*2*last("net.core.rmem_max"), 2*last("net.core.wmem_max")
+			wm := window.Host()
+			lim := wm.Limits(last("net.ipv4.tcp_rmem"), last("net.ipv4.tcp_wmem"), last("net.core.rmem_max"), last("net.core.wmem_max"))
 			rtts := []time.Duration{time.Millisecond, 10 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond}
 			if rtt != "" {
 				d, err := units.ParseDuration(rtt)
@@ -159,15 +148,13 @@ func newShowCmd() *cobra.Command {
 				}
 				rtts = []time.Duration{d}
 			}
-			var caps []windowCap
+			var caps []window.Caps
 			for _, d := range rtts {
-				s := d.Seconds()
-				caps = append(caps, windowCap{RTTms: s * 1000, RecvAuto: recvAuto * 8 / s, SendAuto: sendAuto * 8 / s, RecvExplict: recvExp * 8 / s, SendExplict: sendExp * 8 / s})
+				caps = append(caps, lim.At(d))
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				return writeJSON(w, map[string]any{"netns": netns, "knobs": shown, "windows": map[string]float64{
-					"receive_autotuned": recvAuto, "send_autotuned": sendAuto, "receive_so_rcvbuf": recvExp, "send_so_sndbuf": sendExp}, "caps": caps})
+				return writeJSON(w, map[string]any{"netns": netns, "knobs": shown, "windows": lim, "caps": caps})
 			}
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			for _, k := range shown {
@@ -178,14 +165,14 @@ func newShowCmd() *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s; %s\n", k.Name, k.Value, k.Meaning, scope)
 			}
 			tw.Flush()
-			fmt.Fprintf(w, "\nLargest window per stream (receive ≈ 0.65 × buffer on Linux 6.6+):\n")
-			fmt.Fprintf(w, "  autotuned:        receive %s (tcp_rmem max), send %s (tcp_wmem max)\n", units.FormatSize(recvAuto), units.FormatSize(sendAuto))
-			fmt.Fprintf(w, "  with SO_RCVBUF/SO_SNDBUF (e.g. iperf3 -w): receive %s (2 × rmem_max), send %s (2 × wmem_max)\n", units.FormatSize(recvExp), units.FormatSize(sendExp))
+			fmt.Fprintf(w, "\nLargest window per stream (≈ %.2f of the receive buffer and %.2f of the send buffer carry payload):\n", wm.Recv, wm.Send)
+			fmt.Fprintf(w, "  autotuned:        receive %s (tcp_rmem max), send %s (tcp_wmem max)\n", units.FormatSize(float64(lim.RecvAuto)), units.FormatSize(float64(lim.SendAuto)))
+			fmt.Fprintf(w, "  with SO_RCVBUF/SO_SNDBUF (e.g. iperf3 -w): receive %s (2 × rmem_max), send %s (2 × wmem_max)\n", units.FormatSize(float64(lim.RecvExplicit)), units.FormatSize(float64(lim.SendExplicit)))
 			fmt.Fprintf(w, "\nWhat that caps one stream at:\n")
 			tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "RTT\treceive (auto)\tsend (auto)\treceive (SO_RCVBUF)\tsend (SO_SNDBUF)")
 			for _, c := range caps {
-				fmt.Fprintf(tw, "%g ms\t%s\t%s\t%s\t%s\n", c.RTTms, units.FormatRateShort(c.RecvAuto), units.FormatRateShort(c.SendAuto), units.FormatRateShort(c.RecvExplict), units.FormatRateShort(c.SendExplict))
+				fmt.Fprintf(tw, "%g ms\t%s\t%s\t%s\t%s\n", c.RTTms, units.FormatRateShort(c.RecvAuto), units.FormatRateShort(c.SendAuto), units.FormatRateShort(c.RecvExplicit), units.FormatRateShort(c.SendExplicit))
 			}
 			return tw.Flush()
 		},

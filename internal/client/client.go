@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -33,6 +34,14 @@ type Options struct {
 	CPort          int    // --cport: first local data port
 	ConnectTimeout time.Duration
 	Unit           byte
+	// Omit and Time, when set, are the omitted start and the measured
+	// period to the nanosecond (tune's fractional trials); the server
+	// is sent whole seconds that cover them (omit rounded up).
+	Omit, Time time.Duration
+	// PathRate (bit/s of goodput) and IdleRTT, when known, let the
+	// attribution tell a full path from a buffer limit.
+	PathRate float64
+	IdleRTT  time.Duration
 }
 
 // Outcome is what a finished test produced.
@@ -40,7 +49,12 @@ type Outcome struct {
 	Summary  report.Summary
 	Limits   []Verdict
 	Meta     report.Meta
-	Duration time.Duration
+	Duration time.Duration // the measured period, after the omitted start
+	// Ext is the "tcptune" object of the -J document; Totals and
+	// Intervals are this side's streams as the engine counted them.
+	Ext       *Extension
+	Totals    []engine.StreamTotal
+	Intervals []engine.Interval
 }
 
 // Received is the goodput: what the receivers counted, over all streams.
@@ -98,6 +112,11 @@ func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
 		tc.SetNoDelay(true)
 	}
 	s := &session{o: o, pr: pr, ctrl: ctrl, cookie: wire.NewCookie(), params: o.Params}
+	if o.Time > 0 {
+		s.params.Omit = int(math.Ceil(o.Omit.Seconds()))
+		s.params.Time = max(1, int(math.Ceil((o.Omit+o.Time).Seconds()))-s.params.Omit)
+		s.params.Num, s.params.BlockCount = 0, 0
+	}
 	s.params.ClientVersion = wire.Version
 	s.params.Tcptune = &wire.ParamsExt{Version: version.Version}
 	if sc, ok := ctrl.(syscall.Conn); ok {
@@ -289,7 +308,7 @@ func (s *session) createStreams(ctx context.Context) error {
 	s.limit = engine.NewLimit(s.params.Num, s.params.BlockCount, blk)
 	s.test = engine.NewTest(engine.Config{
 		BlockLen: blk, Rate: float64(s.params.Bandwidth), ZeroCopy: s.params.ZeroCopy,
-		UDP64: s.params.UDPCounters64, Interval: s.o.Interval, Omit: time.Duration(s.params.Omit) * time.Second,
+		UDP64: s.params.UDPCounters64, Interval: s.o.Interval, Omit: s.omit(),
 		Limit: s.limit, OnInterval: s.pr.Interval,
 	}, streams)
 	s.describe(streams, blk)
@@ -348,11 +367,27 @@ func (s *session) describe(streams []*engine.Stream, blk int) {
 	s.pr.Start(*m, sends, sockopt.HasTCPInfo && !s.params.UDP)
 }
 
+// omit and duration are the client's own omitted start and measured
+// period: exact when given, else the parameters' whole seconds.
+func (s *session) omit() time.Duration {
+	if s.o.Time > 0 {
+		return s.o.Omit
+	}
+	return time.Duration(s.params.Omit) * time.Second
+}
+
+func (s *session) duration() time.Duration {
+	if s.o.Time > 0 {
+		return s.o.Time
+	}
+	return time.Duration(s.params.Time) * time.Second
+}
+
 func (s *session) runData(ctx context.Context) error {
 	s.test.Start()
 	var timer <-chan time.Time
 	if s.params.Time > 0 {
-		t := time.NewTimer(time.Duration(s.params.Time+s.params.Omit) * time.Second)
+		t := time.NewTimer(s.omit() + s.duration())
 		defer t.Stop()
 		timer = t.C
 	}
@@ -420,17 +455,7 @@ func (s *session) exchangeResults() (*Outcome, error) {
 	t := s.test
 	totals := t.Totals()
 	cpu := t.CPU()
-	res := wire.Results{CPUTotal: cpu.Total, CPUUser: cpu.User, CPUSystem: cpu.System, SenderHasRetransmits: -1, CongestionUsed: s.meta.CongestionCC}
-	for _, st := range totals {
-		if st.Sender {
-			if st.HasTCPInfo {
-				res.SenderHasRetransmits = 1
-			} else if res.SenderHasRetransmits < 0 {
-				res.SenderHasRetransmits = 0
-			}
-		}
-		res.Streams = append(res.Streams, wireStream(st))
-	}
+	res := engine.Results(totals, cpu, s.meta.CongestionCC)
 	s.ctrl.SetDeadline(time.Now().Add(30 * time.Second))
 	if err := wire.WriteJSON(s.ctrl, res); err != nil {
 		return nil, fmt.Errorf("sending results: %w", err)
@@ -461,7 +486,8 @@ func (s *session) exchangeResults() (*Outcome, error) {
 		}
 	}
 	verdicts := s.attribute(totals, sum, ext)
-	s.pr.End(sum, Extension(s.meta, totals, ext, verdicts))
+	x := extension(s.meta, totals, ext, verdicts)
+	s.pr.End(sum, x)
 	if len(peer.ServerOutputJSON) > 0 || peer.ServerOutputText != "" {
 		if s.params.GetServerOutput {
 			s.pr.ServerOutput(peer.ServerOutputJSON, peer.ServerOutputText)
@@ -470,28 +496,8 @@ func (s *session) exchangeResults() (*Outcome, error) {
 	for _, v := range verdicts {
 		s.pr.Textf("%s", v.Line())
 	}
-	return &Outcome{Summary: sum, Limits: verdicts, Meta: s.meta, Duration: t.Duration()}, nil
+	return &Outcome{Summary: sum, Limits: verdicts, Meta: s.meta, Duration: t.Duration(), Ext: x, Totals: totals, Intervals: t.Intervals()}, nil
 }
-
-// wireStream converts local totals to the results message.
-func wireStream(st engine.StreamTotal) wire.StreamResult {
-	r := wire.StreamResult{ID: st.ID, Bytes: st.Bytes, Retransmits: -1, StartTime: 0, EndTime: st.Seconds}
-	if st.Sender && st.HasTCPInfo {
-		r.Retransmits = st.Retransmits
-	}
-	if st.UDP {
-		r.Packets = st.Packets
-		if !st.Sender {
-			r.Jitter = st.JitterMS / 1000
-			r.Errors = st.Lost
-		}
-		r.OmittedPackets, r.OmittedErrors = st.OmittedPackets, st.OmittedLost
-	}
-	return r
-}
-
-// WireStream is exported for the server, which reports the same way.
-func WireStream(st engine.StreamTotal) wire.StreamResult { return wireStream(st) }
 
 func hostPort(a net.Addr) (string, int) {
 	if a == nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/version"
 	"github.com/tcptune/tcptune/internal/wire"
@@ -40,6 +41,7 @@ func inputFromExt(e wire.ExtStream) attrib.Input {
 		WallUS: uint64(e.Seconds * 1e6), BusyUS: e.BusyUS, RwndLimitedUS: e.RwndUS, SndbufLimitUS: e.SndbufUS,
 		SndWnd: e.SndWnd, SndBuf: e.SndBuf, CwndBytes: e.Cwnd, RTTUS: uint64(e.RTT), MinRTTUS: uint64(e.MinRTT),
 		Retransmits: e.Retransmits, BitsPerSecond: bps, Streams: 1,
+		InflightBytes: e.Inflight, NotsentBytes: e.Notsent,
 	}
 }
 
@@ -122,6 +124,7 @@ func (s *session) attribute(totals []engine.StreamTotal, sum report.Summary, ext
 // target, -w, and who is who.
 func (s *session) context(in *attrib.Input, localSends bool, local, remote string, sum report.Summary, remoteCores int) {
 	in.TargetRate = float64(s.params.Bandwidth)
+	in.PathRate, in.IdleRTTUS = s.o.PathRate, uint64(s.o.IdleRTT.Microseconds())
 	in.Window = s.params.Window
 	in.SenderIsLocal = localSends
 	if localSends {
@@ -133,32 +136,46 @@ func (s *session) context(in *attrib.Input, localSends bool, local, remote strin
 	}
 }
 
-// Extension is the "tcptune" object of the -J document.
-func Extension(m report.Meta, totals []engine.StreamTotal, peer *wire.Ext, verdicts []Verdict) map[string]any {
-	ext := map[string]any{
-		"version": version.Version,
-		"buffers": map[string]any{
-			"requested":     m.Params.Window,
-			"sndbuf_actual": m.SndBufActual,
-			"rcvbuf_actual": m.RcvBufActual,
-		},
+// Extension is the "tcptune" object of bench's -J document: what
+// tcptune adds to iperf3's report. bench -J prints it; tune reads it
+// from the Outcome, typed.
+type Extension struct {
+	Version string           `json:"version"`
+	Buffers Buffers          `json:"buffers"`
+	Peer    *wire.Ext        `json:"peer,omitempty"`
+	Streams []wire.ExtStream `json:"streams,omitempty"`
+	Limits  []Verdict        `json:"limits,omitempty"`
+	Repeat  *Repeat          `json:"repeat,omitempty"`
+}
+
+// Buffers are the data sockets' buffer sizes on this host.
+type Buffers struct {
+	Requested    int `json:"requested"`
+	SndBufActual int `json:"sndbuf_actual"`
+	RcvBufActual int `json:"rcvbuf_actual"`
+}
+
+// Repeat is bench --repeat's record: each run and their statistics.
+type Repeat struct {
+	Runs    []RepeatRun   `json:"runs"`
+	Summary stats.Summary `json:"summary"`
+}
+
+// RepeatRun is one run of --repeat.
+type RepeatRun struct {
+	Run           int     `json:"run"`
+	BitsPerSecond float64 `json:"bits_per_second"`
+	Seconds       float64 `json:"seconds"`
+}
+
+func extension(m report.Meta, totals []engine.StreamTotal, peer *wire.Ext, verdicts []Verdict) *Extension {
+	return &Extension{
+		Version: version.Version,
+		Buffers: Buffers{Requested: m.Params.Window, SndBufActual: m.SndBufActual, RcvBufActual: m.RcvBufActual},
+		Peer:    peer,
+		Streams: engine.ExtStreams(totals),
+		Limits:  verdicts,
 	}
-	if peer != nil {
-		ext["peer"] = peer
-	}
-	var streams []wire.ExtStream
-	for _, t := range totals {
-		if e, ok := t.Ext(); ok {
-			streams = append(streams, e)
-		}
-	}
-	if streams != nil {
-		ext["streams"] = streams
-	}
-	if verdicts != nil {
-		ext["limits"] = verdicts
-	}
-	return ext
 }
 
 // bufferLine says what the kernel granted for the data sockets' buffers

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/units"
+	"github.com/tcptune/tcptune/internal/window"
 )
 
 // checkBuffers: tcp_rmem/tcp_wmem maxima against the BDP to the peer
@@ -27,24 +28,23 @@ func checkBuffers(h Host, f *facts) []Result {
 	if f.speedMbps <= 0 {
 		return []Result{{Check: "buffers", Verdict: OK, Evidence: fmt.Sprintf("%s; RTT %v, but the link speed is unknown: use tcptune advise --rate R --rtt %v", ev, rtt.Round(10*time.Microsecond), rtt.Round(10*time.Microsecond))}}
 	}
-	return []Result{bufferVerdict(ev, float64(f.speedMbps)*1e6, rtt, rmem[2], wmem[2])}
+	rel, _ := h.sysctl("kernel.osrelease")
+	return []Result{bufferVerdict(window.Linux(rel), ev, float64(f.speedMbps)*1e6, rtt, rmem[2], wmem[2])}
 }
 
-// bufferVerdict compares the maxima with the BDP: the advertised window
-// is about half the receive buffer, and the send buffer holds everything
-// unacknowledged.
-func bufferVerdict(ev string, rate float64, rtt time.Duration, rmax, wmax int64) Result {
-	bdp := int64(rate * rtt.Seconds() / 8)
-	capR := float64(rmax) / 2 * 8 / rtt.Seconds()
-	capW := float64(wmax) * 8 / rtt.Seconds()
-	r := Result{Check: "buffers", Verdict: OK, Evidence: fmt.Sprintf("%s; BDP %s (%s × %v)", ev, units.FormatSize(float64(bdp)), units.FormatRateShort(rate), rtt.Round(10*time.Microsecond))}
+// bufferVerdict compares the maxima with the BDP through the window
+// model: only a share of each buffer becomes window.
+func bufferVerdict(m window.Model, ev string, rate float64, rtt time.Duration, rmax, wmax int64) Result {
+	bdp := window.BDP(rate, rtt)
+	capR, capW := m.RecvCap(rmax, rtt), m.SendCap(wmax, rtt)
+	r := Result{Check: "buffers", Verdict: OK, Evidence: fmt.Sprintf("%s; BDP %s (%s × %s)", ev, units.FormatSize(float64(bdp)), units.FormatRateShort(rate), units.FormatDuration(rtt))}
 	switch {
-	case rmax < bdp || wmax < bdp:
+	case capR < rate || capW < rate:
 		r.Verdict = Fail
-		r.Evidence += fmt.Sprintf(": one flow is capped near %s", units.FormatRateShort(min(capR, capW)))
-	case rmax < 2*bdp:
+		r.Evidence += fmt.Sprintf(": one flow is capped near %s (%.2f of tcp_rmem max and %.2f of tcp_wmem max become window)", units.FormatRateShort(min(capR, capW)), m.Recv, m.Send)
+	case rmax < 2*bdp || wmax < 2*bdp:
 		r.Verdict = Warn
-		r.Evidence += fmt.Sprintf(": the receive window (≈ half of tcp_rmem max) caps one flow near %s", units.FormatRateShort(capR))
+		r.Evidence += fmt.Sprintf(": less than 2 × BDP leaves no margin; one flow is capped near %s", units.FormatRateShort(min(capR, capW)))
 	default:
 		return r
 	}

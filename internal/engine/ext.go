@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/tcptune/tcptune/internal/wire"
+import (
+	"github.com/tcptune/tcptune/internal/cpuusage"
+	"github.com/tcptune/tcptune/internal/wire"
+)
 
 // Ext is the sender-side view of a stream, as exchanged between tcptune
 // peers; ok is false when this side did not send or has no TCP_INFO.
@@ -13,6 +16,7 @@ func (t StreamTotal) Ext() (wire.ExtStream, bool) {
 		BusyUS: t.BusyUS, RwndUS: t.RwndUS, SndbufUS: t.SndbufUS,
 		SndWnd: t.MaxSndWnd, SndBuf: uint64(max(t.SndBuf, 0)), Cwnd: t.MaxCwnd,
 		RTT: t.MeanRTT, MinRTT: t.MinRTT, Retransmits: t.Retransmits,
+		Delivered: t.Delivered, Inflight: t.MeanInflight, Notsent: t.MeanNotsent,
 	}
 	if t.Last != nil {
 		e.MSS, e.PMTU = t.Last.SndMSS, t.Last.PMTU
@@ -32,4 +36,38 @@ func ExtStreams(totals []StreamTotal) []wire.ExtStream {
 		}
 	}
 	return out
+}
+
+// Result is the stream's entry in iperf3's results message.
+func (t StreamTotal) Result() wire.StreamResult {
+	r := wire.StreamResult{ID: t.ID, Bytes: t.Bytes, Retransmits: -1, StartTime: 0, EndTime: t.Seconds}
+	if t.Sender && t.HasTCPInfo {
+		r.Retransmits = t.Retransmits
+	}
+	if t.UDP {
+		r.Packets = t.Packets
+		if !t.Sender {
+			r.Jitter = t.JitterMS / 1000
+			r.Errors = t.Lost
+		}
+		r.OmittedPackets, r.OmittedErrors = t.OmittedPackets, t.OmittedLost
+	}
+	return r
+}
+
+// Results is this side's results message: CPU, the congestion control
+// used and every stream, as client and server both send it.
+func Results(totals []StreamTotal, cpu cpuusage.Util, congestion string) wire.Results {
+	res := wire.Results{CPUTotal: cpu.Total, CPUUser: cpu.User, CPUSystem: cpu.System, SenderHasRetransmits: -1, CongestionUsed: congestion}
+	for _, st := range totals {
+		if st.Sender {
+			if st.HasTCPInfo {
+				res.SenderHasRetransmits = 1
+			} else if res.SenderHasRetransmits < 0 {
+				res.SenderHasRetransmits = 0
+			}
+		}
+		res.Streams = append(res.Streams, st.Result())
+	}
+	return res
 }

@@ -35,8 +35,14 @@ type StreamInterval struct {
 	SndCwnd, SndWnd     uint64
 	RTT, RTTVar, PMTU   uint32
 	Reorder             uint32
-	Packets, Lost       int64
-	JitterMS            float64
+	// Delivered is the payload that reached the receiver in this
+	// interval by the kernel's count (DeliveredBy says whose): it
+	// cannot exceed the path, unlike application bytes.
+	Delivered     int64
+	DeliveredBy   string
+	Inflight      uint64 // sender: unacked segments × MSS at the sample
+	Packets, Lost int64
+	JitterMS      float64
 }
 
 // Interval is one reporting interval for all streams.
@@ -63,6 +69,16 @@ type StreamTotal struct {
 	JitterMS        float64
 	OmittedPackets  int64
 	OmittedLost     int64
+	// Delivered is the payload the kernel counted as delivered over
+	// the measured period: at a sender tcpi_delivered × MSS (it does
+	// not jump when a hole is filled), at a receiver tcpi_bytes_received
+	// (it does). DeliveredBy is "sender", "receiver" or "" (unknown).
+	Delivered   int64
+	DeliveredBy string
+	// MeanInflight and MeanNotsent are the sender's measured bytes in
+	// flight (unacked × MSS) and written but not yet sent, averaged over
+	// the measured intervals.
+	MeanInflight, MeanNotsent uint64
 	// Chronograph deltas over the measured period (µs) and the socket's
 	// state at the end, for limit attribution.
 	BusyUS, RwndUS, SndbufUS uint64
@@ -74,6 +90,7 @@ type tracker struct {
 	prevBytes int64
 	prevUDP   UDPStats
 	prevRetr  uint32
+	prevInfo  *sockopt.TCPInfo
 	baseBytes int64
 	baseUDP   UDPStats
 	baseInfo  *sockopt.TCPInfo
@@ -84,6 +101,9 @@ type tracker struct {
 	maxRTT    uint32
 	sumRTT    uint64
 	nRTT      uint64
+	sumFlight uint64
+	sumUnsent uint64
+	nFlight   uint64
 }
 
 // Test runs the data phase of one test over a set of streams.
@@ -126,6 +146,7 @@ func (t *Test) Start() {
 	t.cpuStart = cpuusage.Now()
 	for i, s := range t.Streams {
 		t.track[i].baseInfo = s.TCPInfo()
+		t.track[i].prevInfo = t.track[i].baseInfo
 	}
 	rc := runConfig{blockLen: t.cfg.BlockLen, rate: t.cfg.Rate, zeroCopy: t.cfg.ZeroCopy, counter: t.cfg.Limit, stop: &t.stop, udp64: t.cfg.UDP64, epoch: t.epoch}
 	for _, s := range t.Streams {
@@ -199,6 +220,7 @@ func (t *Test) resetLocked(now time.Time) {
 		}
 		if info := s.TCPInfo(); info != nil {
 			tr.baseInfo = info
+			tr.prevInfo = info
 			tr.prevRetr = info.TotalRetrans
 		}
 	}
@@ -224,8 +246,16 @@ func (t *Test) sampleLocked(now time.Time, emit bool) {
 			si.Lost = u.Lost - tr.prevUDP.Lost
 			si.JitterMS = u.JitterMS
 			tr.prevUDP = u
-		} else if s.Sender {
+		} else if !s.Sender {
 			if info := s.TCPInfo(); info != nil {
+				si.Delivered, si.DeliveredBy = info.ReceivedSince(tr.prevInfo), "receiver"
+				tr.prevInfo, tr.lastInfo = info, info
+			}
+		} else {
+			if info := s.TCPInfo(); info != nil {
+				si.Delivered, si.DeliveredBy = info.DeliveredSince(tr.prevInfo), "sender"
+				si.Inflight = info.InflightBytes()
+				tr.prevInfo = info
 				si.HasTCPInfo = true
 				si.Retransmits = int64(info.TotalRetrans) - int64(tr.prevRetr)
 				tr.prevRetr = info.TotalRetrans
@@ -234,6 +264,9 @@ func (t *Test) sampleLocked(now time.Time, emit bool) {
 				si.RTT, si.RTTVar, si.PMTU, si.Reorder = info.RTT, info.RTTVar, info.PMTU, info.ReordSeen
 				tr.lastInfo = info
 				if !t.omitting {
+					tr.sumFlight += si.Inflight
+					tr.sumUnsent += uint64(info.NotsentBytes)
+					tr.nFlight++
 					tr.maxCwnd = max(tr.maxCwnd, si.SndCwnd)
 					tr.maxSndWnd = max(tr.maxSndWnd, si.SndWnd)
 					if info.RTT > 0 {
@@ -306,8 +339,18 @@ func (t *Test) computeTotals() []StreamTotal {
 			st.JitterMS = u.JitterMS
 			st.OmittedPackets, st.OmittedLost = tr.baseUDP.Packets, tr.baseUDP.Lost
 		}
+		if !s.UDP && tr.lastInfo != nil {
+			if s.Sender {
+				st.Delivered, st.DeliveredBy = tr.lastInfo.DeliveredSince(tr.baseInfo), "sender"
+			} else {
+				st.Delivered, st.DeliveredBy = tr.lastInfo.ReceivedSince(tr.baseInfo), "receiver"
+			}
+		}
 		if s.Sender && !s.UDP && tr.lastInfo != nil {
 			last := tr.lastInfo
+			if tr.nFlight > 0 {
+				st.MeanInflight, st.MeanNotsent = tr.sumFlight/tr.nFlight, tr.sumUnsent/tr.nFlight
+			}
 			st.HasTCPInfo = true
 			st.Last = last
 			base := tr.baseInfo

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/affinity"
-	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/sockopt"
@@ -425,17 +424,7 @@ func (t *session) exchange(m report.Meta) {
 	sum := report.Summarize(m, totals, peer, cpu)
 	ext := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), SndBuf: m.SndBufActual, RcvBuf: m.RcvBufActual, Streams: engine.ExtStreams(totals)}
 	t.pr.End(sum, ext)
-	res := wire.Results{CPUTotal: cpu.Total, CPUUser: cpu.User, CPUSystem: cpu.System, SenderHasRetransmits: -1, CongestionUsed: m.CongestionCC}
-	for _, st := range totals {
-		if st.Sender {
-			if st.HasTCPInfo {
-				res.SenderHasRetransmits = 1
-			} else if res.SenderHasRetransmits < 0 {
-				res.SenderHasRetransmits = 0
-			}
-		}
-		res.Streams = append(res.Streams, client.WireStream(st))
-	}
+	res := engine.Results(totals, cpu, m.CongestionCC)
 	if raw, err := json.Marshal(ext); err == nil {
 		res.Tcptune = raw
 	}

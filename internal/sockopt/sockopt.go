@@ -99,7 +99,36 @@ type TCPInfo struct {
 	BytesRetrans  uint64 `json:"bytes_retrans"`
 	BytesAcked    uint64 `json:"bytes_acked"`
 	BytesReceived uint64 `json:"bytes_received"`
+	Unacked       uint32 `json:"unacked"`   // segments in flight
+	Delivered     uint32 `json:"delivered"` // segments delivered, SACKed ones included (4.18+)
 }
 
 // CwndBytes is the congestion window in bytes.
 func (t *TCPInfo) CwndBytes() uint64 { return uint64(t.SndCwnd) * uint64(t.SndMSS) }
+
+// InflightBytes is what the sender has in flight: unacknowledged
+// segments × MSS, measured, not inferred from rate × RTT.
+func (t *TCPInfo) InflightBytes() uint64 { return uint64(t.Unacked) * uint64(t.SndMSS) }
+
+// DeliveredSince is the payload the sender got to the receiver since
+// base: tcpi_delivered (segments, SACKed ones when they are SACKed, so
+// it does not jump when a hole is filled) × MSS. On kernels without
+// tcpi_delivered it falls back to tcpi_bytes_acked.
+func (t *TCPInfo) DeliveredSince(base *TCPInfo) int64 {
+	if base == nil {
+		base = &TCPInfo{}
+	}
+	if t.Delivered != 0 || base.Delivered != 0 {
+		return int64(t.Delivered-base.Delivered) * int64(t.SndMSS)
+	}
+	return int64(t.BytesAcked - base.BytesAcked)
+}
+
+// ReceivedSince is the payload a receiver took in order since base
+// (tcpi_bytes_received): it jumps when a retransmission fills a hole.
+func (t *TCPInfo) ReceivedSince(base *TCPInfo) int64 {
+	if base == nil {
+		base = &TCPInfo{}
+	}
+	return int64(t.BytesReceived - base.BytesReceived)
+}

@@ -226,10 +226,10 @@ func FormatRateShort(bps float64) string {
 func FormatDuration(d time.Duration) string {
 	ms := float64(d) / float64(time.Millisecond)
 	switch {
-	case ms >= 100:
-		return fmt.Sprintf("%.0f ms", ms)
+	case ms >= 10000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", ms/1000), ".0") + " s"
 	case ms >= 1:
-		return fmt.Sprintf("%.1f ms", ms)
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", ms), ".0") + " ms"
 	}
 	return fmt.Sprintf("%.0f µs", ms*1000)
 }

@@ -28,4 +28,10 @@ type ExtStream struct {
 	Retransmits int64   `json:"retransmits"`
 	MSS         uint32  `json:"mss"`
 	PMTU        uint32  `json:"pmtu"`
+	// Delivered is the payload the kernel counted as delivered over
+	// the measured period (tcpi_delivered × MSS); Inflight and Notsent
+	// are the measured bytes in flight and not yet sent, averaged.
+	Delivered int64  `json:"delivered_bytes,omitempty"`
+	Inflight  uint64 `json:"mean_inflight,omitempty"`
+	Notsent   uint64 `json:"mean_notsent,omitempty"`
 }

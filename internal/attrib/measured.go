@@ -1,0 +1,122 @@
+package attrib
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/units"
+)
+
+// binding says which limit the measured bytes in flight sit at: the
+// peer's window, the send buffer's share that holds payload, or the
+// congestion window, whichever in-flight comes closest to (at least
+// 80% of it). Ties within 5% go to the window, then the send buffer:
+// a window-limited flow's cwnd stops growing near what is in flight.
+func binding(in Input, n int) (what string, ratio float64) {
+	fl := float64(in.InflightBytes)
+	if fl <= 0 {
+		return "", 0
+	}
+	type lim struct {
+		name string
+		v    float64
+	}
+	lims := []lim{
+		{"rwnd", float64(in.SndWnd)},
+		{"sndbuf", float64(in.model().SendWindow(int64(in.SndBuf)))},
+		{"cwnd", float64(in.CwndBytes)},
+	}
+	for _, l := range lims {
+		if l.v <= 0 {
+			continue
+		}
+		r := fl / l.v
+		if r > ratio+0.05 {
+			what, ratio = l.name, r
+		}
+	}
+	if ratio < 0.8 {
+		return "", ratio
+	}
+	return what, ratio
+}
+
+// capacity is the verdict "the path is full": the rate is within 5% of
+// the path's known goodput, or the RTT under load exceeds the idle RTT
+// by more than 20% (a queue is building) while no window binds, or
+// while more is in flight than the rate needs at the idle RTT (the
+// surplus sits in a queue).
+func capacity(in Input, n int, sh Shares) (Result, bool) {
+	idle := in.idleRTT()
+	full := in.PathRate > 0 && in.BitsPerSecond >= 0.95*in.PathRate
+	queue := idle > 0 && in.RTTUS > idle && float64(in.RTTUS) > 1.2*float64(idle) && in.RTTUS-idle > 1000
+	if !full && !queue {
+		return Result{}, false
+	}
+	if !full {
+		what, _ := binding(in, n)
+		need := in.BitsPerSecond / float64(n) / 8 * float64(idle) / 1e6
+		surplus := in.InflightBytes > 0 && float64(in.InflightBytes) > 1.15*need
+		if (what == "rwnd" || what == "sndbuf") && !surplus {
+			return Result{}, false
+		}
+	}
+	r := Result{Limit: PathFull, Share: sh.Network + sh.ReceiverWindow + sh.SendBuffer, Shares: sh, CapBPS: in.PathRate}
+	var why string
+	switch {
+	case full && queue:
+		why = fmt.Sprintf("link at capacity (%s of %s), queue building (RTT %s → %s)", units.FormatRateShort(in.BitsPerSecond), units.FormatRateShort(in.PathRate), fmtRTT(idle), fmtRTT(in.RTTUS))
+	case full:
+		why = fmt.Sprintf("link at capacity (%s of %s)", units.FormatRateShort(in.BitsPerSecond), units.FormatRateShort(in.PathRate))
+	default:
+		why = fmt.Sprintf("the path is full: a queue is building (RTT %s → %s under load)", fmtRTT(idle), fmtRTT(in.RTTUS))
+	}
+	r.Verdict = why
+	r.Advice = "more buffer only adds delay"
+	if in.Retransmits > 0 {
+		r.Advice += fmt.Sprintf(" (%d retransmits: the queue overflows)", in.Retransmits)
+	}
+	return r, true
+}
+
+// measured decides from what is in flight when the sender measured it:
+// the limit it sits at is the limit, whatever the chronographs caught.
+func measured(in Input, n int, sh Shares) (Result, bool) {
+	what, _ := binding(in, n)
+	if what == "" {
+		return Result{}, false
+	}
+	idle := time.Duration(in.idleRTT()) * time.Microsecond
+	fl := units.FormatSize(float64(in.InflightBytes))
+	r := Result{Shares: sh}
+	switch what {
+	case "rwnd":
+		r.Limit, r.Share = ReceiverWindow, sh.ReceiverWindow
+		r.CapBPS = float64(in.SndWnd) * 8 / idle.Seconds()
+		r.Verdict = fmt.Sprintf("limited by the receiver's window: %s in flight of a %s window (window at RTT %s caps one flow at %s)", fl, units.FormatSize(float64(in.SndWnd)), fmtRTT(in.idleRTT()), units.FormatRateShort(r.CapBPS))
+		if in.Window > 0 {
+			r.Advice = fmt.Sprintf("the -w %s socket buffer fixes the receiver's window and turns autotuning off: raise -w (it is capped by net.core.rmem_max on the receiver %s) or drop it", units.FormatSize(float64(in.Window)), in.Receiver)
+		} else {
+			r.Advice = "raise net.ipv4.tcp_rmem max on the receiver" + where(in.Receiver, !in.SenderIsLocal)
+		}
+	case "sndbuf":
+		r.Limit, r.Share = SendBuffer, sh.SendBuffer
+		r.CapBPS = in.model().SendCap(int64(in.SndBuf), idle)
+		r.Verdict = fmt.Sprintf("limited by the send buffer: %s in flight of a %s send buffer, of which ≈%.0f%% holds payload (caps one flow near %s at RTT %s)", fl, units.FormatSize(float64(in.SndBuf)), 100*in.model().Send, units.FormatRateShort(r.CapBPS), fmtRTT(in.idleRTT()))
+		if in.Window > 0 {
+			r.Advice = fmt.Sprintf("the -w %s socket buffer fixes the sender's buffer: raise -w (capped by net.core.wmem_max on the sender %s) or drop it", units.FormatSize(float64(in.Window)), in.Sender)
+		} else {
+			r.Advice = "raise net.ipv4.tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal)
+		}
+	default:
+		r.Limit, r.Share = Network, sh.Network
+		r.Verdict = fmt.Sprintf("limited by the congestion window: %s in flight, cwnd %s", fl, units.FormatSize(float64(in.CwndBytes)))
+		if in.Retransmits > 0 {
+			r.Verdict += fmt.Sprintf(", %d retransmits", in.Retransmits)
+			r.Advice = "loss holds the congestion window down: buffers are not the lever; try another congestion control (-C bbr) or parallel streams (-P)"
+		} else {
+			r.Advice = "the buffers are not the bottleneck: the congestion control is still growing or the path limits it"
+		}
+	}
+	return r, true
+}
