@@ -63,7 +63,12 @@ func unwrapNet(err error) error {
 // Main runs tcptune (or, when invoked as "iperf3", the drop-in) and
 // returns the exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Every signal that ends the process cancels the context, so that
+	// what changed a host (tune's candidates, a lab link) is undone: a
+	// dropped SSH session (HUP) as well as Ctrl-C and TERM. A closed
+	// output (SIGPIPE, "tune | head") is handled by the commands that
+	// change a host (see closedOutput).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	var cmd *cobra.Command
 	name := "tcptune"

@@ -15,6 +15,7 @@ func newTuneCmd() *cobra.Command {
 	link := &linkFlags{}
 	var (
 		onLab, doApply, persist, asJSON bool
+		force, compare                  bool
 		peer, direction, report, name   string
 		port, trials                    int
 		dur, omit                       time.Duration
@@ -47,7 +48,9 @@ this host (root): without --apply the host ends with its starting values.`,
 			if persist && !doApply {
 				return errors.New("--persist: only with --apply")
 			}
-			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist}
+			ctx, stdout, errw, done := closedOutput(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			defer done()
+			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare}
 			switch direction {
 			case "both":
 				o.Directions = []tune.Direction{tune.Forward, tune.Reverse}
@@ -58,11 +61,7 @@ this host (root): without --apply the host ends with its starting values.`,
 			default:
 				return errors.New("--direction: accepts both, forward or reverse")
 			}
-			self, err := os.Executable()
-			if err != nil {
-				return err
-			}
-			var env *tune.ExecEnv
+			var env *tune.Setup
 			if onLab {
 				if name == "" {
 					name = fmt.Sprintf("tune%d", os.Getpid()%100000000)
@@ -71,7 +70,11 @@ this host (root): without --apply the host ends with its starting values.`,
 				if err != nil {
 					return err
 				}
-				e, closeLab, err := tune.NewLabEnv(cmd.Context(), c, self)
+				self, err := os.Executable()
+				if err != nil {
+					return err
+				}
+				e, closeLab, err := tune.NewLabEnv(ctx, c, self)
 				if err != nil {
 					return err
 				}
@@ -79,6 +82,7 @@ this host (root): without --apply the host ends with its starting values.`,
 				env = e
 			} else {
 				if cmd.Flags().Changed("rate") {
+					var err error
 					if o.Rate, err = units.ParseRate(link.rate); err != nil || o.Rate <= 0 {
 						return fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", link.rate)
 					}
@@ -88,10 +92,9 @@ this host (root): without --apply the host ends with its starting values.`,
 						return fmt.Errorf("--%s: only with --lab", f)
 					}
 				}
-				env = tune.NewPeerEnv(self, peer, port, applyOptions("", false, false))
+				env = tune.NewPeerEnv(peer, port, applyOptions("", false, false))
 			}
-			errw := cmd.ErrOrStderr()
-			res, err := tune.Run(cmd.Context(), env, o, tune.NewPrinter(errw, isTerminal(errw)))
+			res, err := tune.Run(ctx, env, o, tune.NewPrinter(errw, isTerminal(cmd.ErrOrStderr())))
 			if res != nil && res.ChoiceID != "" {
 				if report != "" {
 					if werr := tune.WriteHTMLFile(report, res); werr != nil {
@@ -99,11 +102,11 @@ this host (root): without --apply the host ends with its starting values.`,
 					}
 				}
 				if asJSON {
-					if jerr := writeJSON(cmd.OutOrStdout(), res); jerr != nil {
+					if jerr := writeJSON(stdout, res); jerr != nil {
 						return jerr
 					}
 				} else {
-					tune.WriteText(cmd.OutOrStdout(), res)
+					tune.WriteText(stdout, res)
 				}
 			}
 			return err
@@ -116,8 +119,10 @@ this host (root): without --apply the host ends with its starting values.`,
 	fs.StringVar(&peer, "peer", "", "tune this host against the tcptune or iperf3 server at HOST")
 	intVarP(fs, &port, "port", "p", 5201, 1, 65535, "a port", "the server's port")
 	intVarP(fs, &trials, "trials", "", 3, 2, 50, "trials", "trials per candidate and direction")
-	secondsVarP(fs, &dur, "time", "t", 5*time.Second, time.Second, time.Hour, false, "measured seconds per trial")
-	secondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial (0 = max(1 s, 10 × RTT))")
+	secondsVarP(fs, &dur, "time", "t", 5*time.Second, time.Second, time.Hour, false, "measured seconds per trial (fractions allowed)")
+	secondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial, fractions allowed (0 = max(1 s, 10 × RTT))")
+	fs.BoolVar(&force, "force", false, "search even when the baseline already fills the path")
+	fs.BoolVar(&compare, "compare", false, "give the reference profiles full trials in every direction (default: one short trial each)")
 	fs.StringVar(&direction, "direction", "both", "both, forward (this end sends) or reverse (-R, the peer sends)")
 	fs.BoolVar(&doApply, "apply", false, "keep the verified choice on this host (--peer)")
 	fs.BoolVar(&persist, "persist", false, "with --apply, also write /etc/sysctl.d/90-tcptune.conf")

@@ -55,6 +55,8 @@ type Outcome struct {
 	Ext       *Extension
 	Totals    []engine.StreamTotal
 	Intervals []engine.Interval
+	// From and To bound the measured period (wall clock).
+	From, To time.Time
 }
 
 // Received is the goodput: what the receivers counted, over all streams.
@@ -496,7 +498,8 @@ func (s *session) exchangeResults() (*Outcome, error) {
 	for _, v := range verdicts {
 		s.pr.Textf("%s", v.Line())
 	}
-	return &Outcome{Summary: sum, Limits: verdicts, Meta: s.meta, Duration: t.Duration(), Ext: x, Totals: totals, Intervals: t.Intervals()}, nil
+	from, to := t.Period()
+	return &Outcome{Summary: sum, Limits: verdicts, Meta: s.meta, Duration: t.Duration(), Ext: x, Totals: totals, Intervals: t.Intervals(), From: from, To: to}, nil
 }
 
 func hostPort(a net.Addr) (string, int) {

@@ -33,9 +33,14 @@ func (v Verdict) Line() string {
 
 // inputFromExt turns a sender-side view into attribution input.
 func inputFromExt(e wire.ExtStream) attrib.Input {
-	bps := 0.0
+	// The rate the kernel delivered (it cannot exceed the path); the
+	// application's writes where the sender did not count.
+	bps, n := 0.0, e.Bytes
+	if e.Delivered > 0 {
+		n = e.Delivered
+	}
 	if e.Seconds > 0 {
-		bps = float64(e.Bytes) * 8 / e.Seconds
+		bps = float64(n) * 8 / e.Seconds
 	}
 	return attrib.Input{
 		WallUS: uint64(e.Seconds * 1e6), BusyUS: e.BusyUS, RwndLimitedUS: e.RwndUS, SndbufLimitUS: e.SndbufUS,

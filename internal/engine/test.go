@@ -194,13 +194,13 @@ func (t *Test) sampler() {
 			return
 		case now := <-omitC:
 			t.mu.Lock()
-			t.sampleLocked(now, now.Sub(t.lastTick) > tick/10)
+			t.sampleLocked(now, now.Sub(t.lastTick) > tick/10, nil)
 			t.resetLocked(now)
 			t.mu.Unlock()
 			ticker.Reset(tick)
 		case now := <-ticker.C:
 			t.mu.Lock()
-			t.sampleLocked(now, true)
+			t.sampleLocked(now, true, nil)
 			t.mu.Unlock()
 		}
 	}
@@ -226,7 +226,15 @@ func (t *Test) resetLocked(now time.Time) {
 	}
 }
 
-func (t *Test) sampleLocked(now time.Time, emit bool) {
+// sampleLocked closes the interval ending at now. infos, when given,
+// are the streams' TCP_INFO taken at now; otherwise they are read here.
+func (t *Test) sampleLocked(now time.Time, emit bool, infos []*sockopt.TCPInfo) {
+	info := func(i int, s *Stream) *sockopt.TCPInfo {
+		if infos != nil {
+			return infos[i]
+		}
+		return s.TCPInfo()
+	}
 	iv := Interval{Omitted: t.omitting}
 	start := t.lastTick.Sub(t.measStart).Seconds()
 	end := now.Sub(t.measStart).Seconds()
@@ -247,12 +255,12 @@ func (t *Test) sampleLocked(now time.Time, emit bool) {
 			si.JitterMS = u.JitterMS
 			tr.prevUDP = u
 		} else if !s.Sender {
-			if info := s.TCPInfo(); info != nil {
+			if info := info(i, s); info != nil {
 				si.Delivered, si.DeliveredBy = info.ReceivedSince(tr.prevInfo), "receiver"
 				tr.prevInfo, tr.lastInfo = info, info
 			}
 		} else {
-			if info := s.TCPInfo(); info != nil {
+			if info := info(i, s); info != nil {
 				si.Delivered, si.DeliveredBy = info.DeliveredSince(tr.prevInfo), "sender"
 				si.Inflight = info.InflightBytes()
 				tr.prevInfo = info
@@ -298,6 +306,16 @@ func (t *Test) Stop() {
 	t.stopOnce.Do(func() {
 		now := time.Now()
 		t.stop.Store(true)
+		// The kernel's counters at the end, before anything waits: the
+		// data still queued keeps being delivered after the writers stop,
+		// and must not count in a period that ends now.
+		var final []*sockopt.TCPInfo
+		if !t.epoch.IsZero() {
+			final = make([]*sockopt.TCPInfo, len(t.Streams))
+			for i, s := range t.Streams {
+				final[i] = s.TCPInfo()
+			}
+		}
 		for _, s := range t.Streams {
 			s.stopped.Store(true)
 			s.interrupt()
@@ -315,7 +333,7 @@ func (t *Test) Stop() {
 		t.ended = now
 		// The last partial interval is reported unless it is a sliver;
 		// TCP_INFO is read in any case.
-		t.sampleLocked(now, now.Sub(t.lastTick) > t.cfg.Interval/20)
+		t.sampleLocked(now, now.Sub(t.lastTick) > t.cfg.Interval/20, final)
 		if t.omitting { // stopped inside the omit period: nothing measured
 			t.resetLocked(now)
 		}
@@ -408,6 +426,14 @@ func (t *Test) Duration() time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.ended.Sub(t.measStart)
+}
+
+// Period is the measured period's start and end (wall clock); valid
+// after Stop.
+func (t *Test) Period() (from, to time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.measStart, t.ended
 }
 
 // CloseStreams closes every stream's socket.

@@ -20,6 +20,7 @@ import (
 const (
 	keyRmem = "net.ipv4.tcp_rmem"
 	keyWmem = "net.ipv4.tcp_wmem"
+	keyCC   = "net.ipv4.tcp_congestion_control"
 )
 
 // Setting is one sysctl of a candidate, with the reason it is there.
@@ -29,13 +30,27 @@ type Setting struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// Origin says where a candidate came from.
+type Origin string
+
+const (
+	OriginBaseline Origin = "baseline"
+	OriginSearch   Origin = "search"    // a step of the diagnosis-led search
+	OriginLever    Origin = "lever"     // congestion control or streams, on a lossy path
+	OriginProfile  Origin = "reference" // a reference profile, for comparison
+	OriginVerify   Origin = "verify"
+)
+
 // Candidate is one set of settings under test. The baseline (the
 // settings found at the start) is a candidate too.
 type Candidate struct {
 	ID       string    `json:"id"`
 	Name     string    `json:"name"`
 	Source   string    `json:"source"`
+	Origin   Origin    `json:"origin"`
 	Settings []Setting `json:"settings"`
+	// Congestion is a per-socket congestion control the trials use.
+	Congestion string `json:"congestion,omitempty"`
 	// Skipped lists the candidate's keys that cannot be applied here,
 	// with the reason.
 	Skipped  []string `json:"skipped,omitempty"`
@@ -47,17 +62,24 @@ type Candidate struct {
 	// SameAs names an earlier candidate whose applicable settings are
 	// identical; such a candidate is not run again.
 	SameAs string `json:"same_as,omitempty"`
-	// RmemMax and WmemMax are the effective autotuning maxima (the
-	// candidate's, or the current value where it sets none); Memory is
-	// their sum, the buffer memory one connection can reach.
-	RmemMax int64 `json:"rmem_max"`
-	WmemMax int64 `json:"wmem_max"`
-	Memory  int64 `json:"memory"`
+	// RmemMax, WmemMax, RmemDefault and WmemDefault are the effective
+	// values (the candidate's, or the current one where it sets none).
+	// Memory is what one busy connection can reach (the maxima); Idle is
+	// what every idle socket costs (the defaults); Cost, their sum, is
+	// what the choice minimises.
+	RmemMax     int64 `json:"rmem_max"`
+	WmemMax     int64 `json:"wmem_max"`
+	RmemDefault int64 `json:"rmem_default"`
+	WmemDefault int64 `json:"wmem_default"`
+	Memory      int64 `json:"memory"`
+	Idle        int64 `json:"idle_memory"`
+	Cost        int64 `json:"cost"`
 
 	Trials  []Trial                     `json:"trials,omitempty"`
 	Summary map[Direction]stats.Summary `json:"summary,omitempty"`
-	Score   float64                     `json:"score_bits_per_second"`
-	Status  string                      `json:"status"`
+	// Score is the worse median over the directions this host controls.
+	Score  float64 `json:"score_bits_per_second"`
+	Status string  `json:"status"`
 }
 
 // KVs are the candidate's settings as apply takes them.
@@ -81,21 +103,29 @@ func (c *Candidate) Runs(d Direction) int {
 }
 
 // summarize recomputes the per-direction summaries and the score: the
-// worse direction's median, since one setting must serve both.
-func (c *Candidate) summarize(dirs []Direction) {
+// worse median among the judged directions (all of them when none is
+// named), since one setting must serve them all.
+func (c *Candidate) summarize(dirs, judged []Direction) {
 	c.Summary = map[Direction]stats.Summary{}
 	c.Score = 0
-	for i, d := range dirs {
+	first := true
+	for _, d := range dirs {
 		var xs []float64
 		for _, t := range c.Trials {
 			if t.Direction == d {
 				xs = append(xs, t.BitsPerSecond)
 			}
 		}
+		if len(xs) == 0 {
+			continue
+		}
 		s := stats.Summarize(xs, 0.95)
 		c.Summary[d] = s
-		if i == 0 || s.Median < c.Score {
-			c.Score = s.Median
+		if len(judged) > 0 && !slices.Contains(judged, d) {
+			continue
+		}
+		if first || s.Median < c.Score {
+			c.Score, first = s.Median, false
 		}
 	}
 }
@@ -106,22 +136,23 @@ type GenInput struct {
 	RTT  time.Duration // measured
 }
 
-// Generate lists the candidates: tcptune's own advice for the path, then
-// the reference profiles (kernel defaults, TuneD network-throughput,
-// ESnet fasterdata's class for the rate, and the seed articles' values).
-func Generate(in GenInput) ([]*Candidate, error) {
+// Profiles lists the reference profiles measured for comparison:
+// tcptune advise's static rule for the path, the kernel defaults, TuneD
+// network-throughput, ESnet fasterdata's class for the rate, and the
+// seed articles' values. They are not the search.
+func Profiles(in GenInput) ([]*Candidate, error) {
 	var out []*Candidate
 	a, err := advise.Advise(advise.Input{Rate: in.Rate, RTT: in.RTT, Streams: 1, Connections: 1, Role: "host", OS: "linux"})
 	if err != nil {
 		return nil, err
 	}
-	adv := &Candidate{ID: "advise", Name: "tcptune advise", Source: fmt.Sprintf("tcptune advise for %s × %s (BDP %s)", units.FormatRateShort(in.Rate), units.FormatDuration(in.RTT), units.FormatSize(float64(a.BDP)))}
+	adv := &Candidate{ID: "advise", Origin: OriginProfile, Name: "tcptune advise", Source: fmt.Sprintf("tcptune advise for %s × %s (BDP %s)", units.FormatRateShort(in.Rate), units.FormatDuration(in.RTT), units.FormatSize(float64(a.BDP)))}
 	for _, s := range a.Settings {
 		adv.Settings = append(adv.Settings, Setting{Key: s.Key, Value: s.Value(), Reason: s.Reason})
 	}
 	out = append(out, adv)
 
-	def := &Candidate{ID: "kernel-defaults", Name: "kernel defaults", Source: "the Linux defaults (knob catalogue)"}
+	def := &Candidate{ID: "kernel-defaults", Origin: OriginProfile, Name: "kernel defaults", Source: "the Linux defaults (knob catalogue)"}
 	for _, k := range []string{keyRmem, keyWmem, "net.core.rmem_max", "net.core.wmem_max"} {
 		kn, ok := knobs.Lookup("linux", k)
 		if !ok || len(kn.Default) == 0 {
@@ -145,7 +176,7 @@ func Generate(in GenInput) ([]*Candidate, error) {
 		if p.Class == "esnet" && p.ID != esnet.ID {
 			continue
 		}
-		c := &Candidate{ID: p.ID, Name: p.Name, Source: p.Source}
+		c := &Candidate{ID: p.ID, Origin: OriginProfile, Name: p.Name, Source: p.Source}
 		if p.Class == "esnet" {
 			c.Source += esnetNote
 		}
@@ -157,16 +188,25 @@ func Generate(in GenInput) ([]*Candidate, error) {
 	return out, nil
 }
 
-// Keys lists every key the candidates touch, plus the buffer maxima.
-func Keys(cs []*Candidate) []string {
+// profileKeys lists every key the reference profiles touch at any
+// rate (the ESnet classes differ only in values), plus the congestion
+// control.
+func profileKeys() []string {
 	seen := map[string]bool{keyRmem: true, keyWmem: true}
-	keys := []string{keyRmem, keyWmem}
-	for _, c := range cs {
-		for _, s := range c.Settings {
-			if !seen[s.Key] {
-				seen[s.Key] = true
-				keys = append(keys, s.Key)
-			}
+	var keys []string
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range []string{"net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_mtu_probing", keyCC} {
+		add(k)
+	}
+	all, _ := profiles.All()
+	for _, p := range all {
+		for _, s := range p.Settings {
+			add(s.Key)
 		}
 	}
 	return keys
@@ -190,9 +230,21 @@ func (c *Candidate) resolve(current map[string]string) {
 	for _, s := range c.Settings {
 		eff[s.Key] = s.Value
 	}
-	c.RmemMax = maxOf(eff[keyRmem])
-	c.WmemMax = maxOf(eff[keyWmem])
+	c.RmemMax, c.RmemDefault = maxOf(eff[keyRmem]), defaultOf(eff[keyRmem])
+	c.WmemMax, c.WmemDefault = maxOf(eff[keyWmem]), defaultOf(eff[keyWmem])
 	c.Memory = c.RmemMax + c.WmemMax
+	c.Idle = c.RmemDefault + c.WmemDefault
+	c.Cost = c.Memory + c.Idle
+}
+
+// defaultOf is the middle field of a min/default/max triple.
+func defaultOf(v string) int64 {
+	f := strings.Fields(v)
+	if len(f) != 3 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(f[1], 10, 64)
+	return n
 }
 
 // sameAs reports whether c changes nothing relative to current.

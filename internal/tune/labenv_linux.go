@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,7 +22,7 @@ const LabPort = 5201
 // and returns an Env whose trials run from end a and whose settings are
 // applied in both namespaces (each end's tcp_rmem and tcp_wmem are its
 // own). close stops the server and removes the link.
-func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *ExecEnv, close func(), err error) {
+func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *Setup, close func(), err error) {
 	st, err := lab.Up(c)
 	if err != nil {
 		return nil, nil, err
@@ -51,16 +50,15 @@ func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *ExecEnv, cl
 		return nil, nil, err
 	}
 	mss := float64(c.MTU - 52) // IPv4 + TCP + timestamps
-	env = &ExecEnv{
+	env = &Setup{
+		Measurer:   Measurer{Host: st.AddrB, Port: LabPort, NetNS: st.NSA},
 		Name:       fmt.Sprintf("lab %s × %s (loss %g%%), %s ⇄ %s", units.FormatRateShort(c.Rate), units.FormatDuration(c.RTT), c.Loss*100, st.AddrA, st.AddrB),
-		Self:       self,
-		Command:    func(argv ...string) *exec.Cmd { return lab.Command(self, c.Name, "a", argv...) },
-		Host:       st.AddrB,
-		Port:       LabPort,
+		PeerAddr:   st.AddrB,
 		Namespaces: []string{st.NSA, st.NSB},
 		Apply:      apply.Options{BackupDir: backups},
 		Rate:       c.Rate,
 		Payload:    c.Rate * mss / float64(c.MTU),
+		Both:       true,
 	}
 	return env, close, nil
 }

@@ -11,6 +11,6 @@ import (
 )
 
 // NewLabEnv: the lab needs Linux namespaces and TUN devices.
-func NewLabEnv(ctx context.Context, c lab.Config, self string) (*ExecEnv, func(), error) {
+func NewLabEnv(ctx context.Context, c lab.Config, self string) (*Setup, func(), error) {
 	return nil, nil, fmt.Errorf("tune --lab: not supported on %s (the lab needs Linux network namespaces); use tune --peer", runtime.GOOS)
 }

@@ -104,7 +104,7 @@ func (r *Result) Limits() []Limit {
 func (r *Result) rows() [][]string {
 	var out [][]string
 	for _, c := range r.Candidates {
-		row := []string{c.Name, size(c.Memory)}
+		row := []string{c.Name, size(c.Memory) + " / " + size(c.Idle)}
 		for _, d := range r.Options.Directions {
 			row = append(row, ci(c.Summary[d]))
 		}
@@ -118,8 +118,9 @@ func (r *Result) rows() [][]string {
 // every candidate.
 func WriteText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "\ntcptune tune: %s\n", r.Env)
-	fmt.Fprintf(w, "RTT %.1f ms (TCP connects), rate %s (%s), BDP %s\n", r.RTTms, rate(r.Rate), r.RateSource, size(r.BDP))
-	fmt.Fprintf(w, "%d trials of %g s per candidate and direction (%g s of slow start omitted each)\n\n", r.Options.Trials, r.Options.TimeS, r.Options.OmitS)
+	fmt.Fprintf(w, "RTT %s (TCP connects), rate %s (%s), BDP %s\n", units.FormatDuration(r.RTT), rate(r.Rate), r.RateSource, size(r.BDP))
+	fmt.Fprintf(w, "%d trials of %g s per direction for the baseline and the verification, one per direction to screen (%g s of slow start omitted each)\n", r.Options.Trials, r.Options.TimeS, r.Options.OmitS)
+	fmt.Fprintf(w, "throughput is the payload the kernel counted as delivered (tcpi_delivered at the sender)\n\n")
 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "\t")
@@ -143,6 +144,26 @@ func WriteText(w io.Writer, r *Result) {
 		fmt.Fprintf(w, "%-8s %s\n", d+":", r.Headline(d))
 	}
 
+	if len(r.Steps) > 0 {
+		fmt.Fprintf(w, "\nSearch:\n")
+		for _, st := range r.Steps {
+			fmt.Fprintf(w, "  %s\n", st)
+		}
+	}
+	for _, l := range r.Levers {
+		verdict := "did not help"
+		if l.Helped {
+			verdict = "helped"
+		}
+		fmt.Fprintf(w, "Lever: %s: %s, %.2f× the buffers' choice: %s\n", l.Name, rate(l.Median), l.Gain, verdict)
+	}
+	if len(r.PeerAdvice) > 0 {
+		fmt.Fprintf(w, "\nOn the peer (not changed by tune):\n")
+		for _, a := range r.PeerAdvice {
+			fmt.Fprintf(w, "  %s\n", a)
+		}
+	}
+
 	ch := r.Choice()
 	fmt.Fprintln(w)
 	switch {
@@ -150,11 +171,18 @@ func WriteText(w io.Writer, r *Result) {
 	case ch.Baseline:
 		fmt.Fprintf(w, "Result: %s\n", r.Why)
 	default:
-		fmt.Fprintf(w, "Chosen: %s — %s\n", ch.Name, ch.Source)
-		fmt.Fprintf(w, "  buffer memory per connection: %s (tcp_rmem max %s = %.1f × BDP, tcp_wmem max %s = %.1f × BDP)\n",
-			size(ch.Memory), size(ch.RmemMax), float64(ch.RmemMax)/float64(max(r.BDP, 1)), size(ch.WmemMax), float64(ch.WmemMax)/float64(max(r.BDP, 1)))
+		head := "Chosen"
+		if !r.Kept {
+			head = "Tried and rolled back"
+		}
+		fmt.Fprintf(w, "%s: %s — %s\n", head, ch.Name, ch.Source)
+		fmt.Fprintf(w, "  buffer memory per connection: %s busy (tcp_rmem max %s = %.1f × BDP, tcp_wmem max %s = %.1f × BDP), %s idle (the defaults)\n",
+			size(ch.Memory), size(ch.RmemMax), float64(ch.RmemMax)/float64(max(r.BDP, 1)), size(ch.WmemMax), float64(ch.WmemMax)/float64(max(r.BDP, 1)), size(ch.Idle))
 		for _, s := range ch.Settings {
 			fmt.Fprintf(w, "  %s = %s\n      %s\n", s.Key, s.Value, s.Reason)
+		}
+		if ch.Congestion != "" {
+			fmt.Fprintf(w, "  per socket: -C %s\n", ch.Congestion)
 		}
 		fmt.Fprintf(w, "Verification: %s\n", r.Why)
 		switch {
@@ -162,14 +190,15 @@ func WriteText(w io.Writer, r *Result) {
 			fmt.Fprintf(w, "Applied (backup %s; undo with: tcptune rollback %s)\n", r.BackupID, strings.Split(r.BackupID, ",")[0])
 		case r.Kept:
 			fmt.Fprintln(w, "Not applied: the settings were restored (run with --apply to keep them, --persist to write sysctl.d).")
+		default:
+			fmt.Fprintln(w, "The settings were restored.")
 		}
 	}
-
 	fmt.Fprintln(w)
 	for _, l := range r.Limits() {
 		fmt.Fprintf(w, "Limit %-6s (%s): %s\n", l.When, l.Direction, l.Verdict)
 	}
-	fmt.Fprintf(w, "\nCandidates (memory = tcp_rmem max + tcp_wmem max per connection):\n")
+	fmt.Fprintf(w, "\nCandidates (memory = tcp_rmem max + tcp_wmem max per busy connection / the defaults per idle socket):\n")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "CANDIDATE\tMEMORY\t")
 	for _, d := range r.Options.Directions {

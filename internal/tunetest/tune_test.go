@@ -19,7 +19,7 @@ import (
 func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 
 // links the suite creates; leftovers of a killed run are removed first.
-var links = []string{"tt-tune", "tt-tpeer", "tt-tfail"}
+var links = []string{"tt-tune", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig"}
 
 func setup(t *testing.T) string {
 	t.Helper()
@@ -34,7 +34,9 @@ func setup(t *testing.T) string {
 }
 
 type summary struct {
-	Kept     bool    `json:"kept"`
+	Controllable []string `json:"controllable"`
+	PeerAdvice   []string `json:"peer_advice"`
+	Kept         bool     `json:"kept"`
 	Applied  bool    `json:"applied"`
 	BackupID string  `json:"backup_id"`
 	Why      string  `json:"why"`
@@ -81,7 +83,7 @@ func TestTuneLab(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("JSON summary: %v\n%s", err, out)
 	}
-	for _, stage := range []string{"==> measuring the RTT", "==> baseline", "==> screening", "==> verifying"} {
+	for _, stage := range []string{"==> measuring the RTT", "==> baseline", "==> searching", "==> verifying"} {
 		if !strings.Contains(errOut, stage) {
 			t.Errorf("progress lacks %q:\n%s", stage, errOut)
 		}
@@ -305,7 +307,7 @@ func TestTunePeerRestores(t *testing.T) {
 	check("after tune without --apply")
 	// The first candidate's second write fails: tune stops, restores,
 	// and says so.
-	out, errOut, err = p.tune("tt-tfail", []string{"TCPTUNE_APPLY_FAIL_AFTER=1"}, "--direction", "forward", "--trials", "2", "--time", "1")
+	out, errOut, err = p.tune("tt-tfail", []string{"TCPTUNE_APPLY_FAIL_AFTER=0"}, "--direction", "forward", "--trials", "2", "--time", "1")
 	if err == nil || !strings.Contains(errOut, "injected failure") {
 		t.Errorf("tune with a failing write: %v\n%s\n%s", err, out, errOut)
 	}

@@ -1,0 +1,143 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tcptune/tcptune/internal/stats"
+)
+
+// compare measures the reference profiles for comparison: what each
+// would set, and one short trial each in the first judged direction
+// (full trials in every direction with Options.Compare). They are never
+// chosen.
+func (r *runner) compare(ctx context.Context) error {
+	res := r.res
+	cands, err := Profiles(GenInput{Rate: res.Rate, RTT: res.RTT})
+	if err != nil {
+		return err
+	}
+	active, err := r.prepare(cands)
+	if err != nil {
+		return err
+	}
+	if len(active) == 0 {
+		return nil
+	}
+	dirs, n, what := res.Controllable[:1], 1, "one short trial each"
+	saved := r.o.Time
+	if r.o.Compare {
+		dirs, n, what = r.o.Directions, r.o.Trials, "full trials"
+	} else {
+		r.o.Time = max(saved/2, 2*1e9)
+		defer func() { r.o.Time = saved }()
+	}
+	r.pr.Stage("reference profiles for comparison (%s): %d to measure", what, len(active))
+	for _, c := range active {
+		if err := r.trials(ctx, c, n, dirs, TrialSpec{}); err != nil {
+			return err
+		}
+	}
+	best := 0.0
+	for _, c := range res.Candidates {
+		if c.Origin == OriginSearch || c.Baseline {
+			best = max(best, c.Summary[dirs[0]].Median)
+		}
+	}
+	for _, c := range active {
+		c.Status = fmt.Sprintf("reference: %.0f%% of the search's best in %s", 100*c.Summary[dirs[0]].Median/max(best, 1), dirs[0])
+		if !r.o.Compare {
+			c.Status += " (short trial)"
+		}
+		if len(c.Cautions) > 0 {
+			var keys []string
+			for _, x := range c.Cautions {
+				keys = append(keys, x[:strings.Index(x, ":")])
+			}
+			c.Status += "; never chosen: sets " + strings.Join(keys, ", ")
+		}
+	}
+	return nil
+}
+
+// prepare resolves, filters and de-duplicates the profiles, appending
+// them all to the result; it returns those to run.
+func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
+	var active []*Candidate
+	seen := map[string]string{}
+	for _, c := range r.res.Candidates {
+		seen[c.signature(r.current)] = c.ID
+	}
+	for _, c := range cands {
+		ok, skipped, err := r.env.Split(c.KVs())
+		if err != nil {
+			return nil, err
+		}
+		c.Skipped = skipped
+		var keep []Setting
+		for _, s := range c.Settings {
+			for _, kv := range ok {
+				if kv.Key == s.Key {
+					keep = append(keep, s)
+				}
+			}
+		}
+		c.Settings = keep
+		c.resolve(r.current)
+		r.res.Candidates = append(r.res.Candidates, c)
+		sig := c.signature(r.current)
+		switch {
+		case len(c.Settings) == 0:
+			c.Status = "nothing applicable here"
+		case c.sameAs(r.current):
+			c.SameAs, c.Status = "baseline", "identical to the current settings"
+		case seen[sig] != "":
+			c.SameAs, c.Status = seen[sig], "identical to "+seen[sig]
+		default:
+			seen[sig] = c.ID
+			active = append(active, c)
+		}
+	}
+	return active, nil
+}
+
+// judge decides whether the verified choice beats the baseline by more
+// than the noise: in some judged direction every verification trial
+// beats every baseline trial (with 3 + 3 trials chance does that 1 time
+// in 20) and the median gains at least 2%, and in no direction is it
+// more than 5% worse. Directions the peer limits are not judged for
+// gain: a forward gain is never discarded because the peer holds back
+// reverse.
+func judge(base, v *Candidate, dirs, judged []Direction) (bool, string) {
+	better, worseIn := "", ""
+	for _, d := range dirs {
+		b, x := base.Summary[d], v.Summary[d]
+		if b.N == 0 || x.N == 0 {
+			continue
+		}
+		isJudged := len(judged) == 0
+		for _, j := range judged {
+			isJudged = isJudged || j == d
+		}
+		if isJudged && x.Median > (1+minGain)*b.Median && !stats.Overlaps(rangeOf(b), rangeOf(x)) {
+			better += fmt.Sprintf(" %s %.2f×", d, x.Median/b.Median)
+		}
+		if x.Median < (1-worse)*b.Median {
+			worseIn += fmt.Sprintf(" %s %.2f×", d, x.Median/b.Median)
+		}
+	}
+	switch {
+	case worseIn != "":
+		return false, "rolled back: the choice was worse than the baseline in" + worseIn
+	case better == "":
+		return false, fmt.Sprintf("rolled back: the choice did not beat the baseline by more than the noise (overlapping trials, or a gain under %.0f%%)", 100*minGain)
+	}
+	return true, "kept: every verification trial beat every baseline trial in" + better
+}
+
+// rangeOf widens a summary's interval to its sample range.
+func rangeOf(s stats.Summary) stats.Summary {
+	s.CILow, s.CIHigh = s.Min, s.Max
+	return s
+}

@@ -1,0 +1,497 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/units"
+	"github.com/tcptune/tcptune/internal/window"
+)
+
+// ladder is the multiples of the BDP the search steps through.
+var ladder = []float64{1, 1.5, 2, 3, 4, 6, 8}
+
+// screenCut: a screening trial this far below the best so far in its
+// direction is clearly worse, and the candidate's other direction is
+// not run.
+const screenCut = 0.10
+
+func bdp(rate float64, rtt time.Duration) int64 { return window.BDP(rate, rtt) }
+
+// point is a pair of buffer maxima, the search's coordinates.
+type point struct{ R, W int64 }
+
+// knob names which buffer limits a direction and whose it is.
+type knob struct {
+	key  string // tcp_rmem or tcp_wmem
+	peer bool   // the peer's, which this host cannot change
+}
+
+// lever says which knob limits direction d when the verdict is limit:
+// the receiver's window is the receiver's rmem, the send buffer the
+// sender's wmem. Forward, this host sends; reverse, the peer does. In
+// the lab both ends are set alike, so nothing is the peer's.
+func (r *runner) lever(d Direction, limit string) (knob, bool) {
+	var k knob
+	switch attrib.Limit(limit) {
+	case attrib.ReceiverWindow:
+		k = knob{key: keyRmem, peer: d == Forward}
+	case attrib.SendBuffer:
+		k = knob{key: keyWmem, peer: d == Reverse}
+	case attrib.Unknown, "":
+		// No sender's view (a stock iperf3 sends): try this host's
+		// side of the direction; the trials decide.
+		if d == Forward {
+			k = knob{key: keyWmem}
+		} else {
+			k = knob{key: keyRmem}
+		}
+	default:
+		return knob{}, false
+	}
+	if r.env.BothEnds() {
+		k.peer = false
+	}
+	return k, true
+}
+
+// controllable sets the directions this host can move, from the
+// baseline's diagnosis, and what only the peer can change.
+func (r *runner) controllable(base *Candidate) {
+	r.res.Controllable = nil
+	for _, d := range r.o.Directions {
+		t, _ := medianTrial(base, d)
+		if k, ok := r.lever(d, t.Limit); ok && k.peer && !r.good(base, d) {
+			r.peerAdvice(d, k, t)
+			continue
+		}
+		r.res.Controllable = append(r.res.Controllable, d)
+	}
+	base.summarize(r.o.Directions, r.res.Controllable)
+}
+
+func (r *runner) peerOnly() string { return strings.Join(r.res.PeerAdvice, "; ") }
+
+// peerAdvice records the command the peer needs: its buffer at 2 × BDP
+// (the model's share of it becomes window, with margin).
+func (r *runner) peerAdvice(d Direction, k knob, t Trial) {
+	v := roundUp(2 * float64(r.res.BDP))
+	def := "4096 131072"
+	if k.key == keyWmem {
+		def = "4096 16384"
+	}
+	line := fmt.Sprintf("%s is limited by the peer's %s (%s): on %s: sysctl -w %s='%s %d' (2 × BDP; tune cannot change another host)",
+		d, strings.TrimPrefix(k.key, "net.ipv4."), t.Verdict, r.env.Peer(), k.key, def, v)
+	for _, x := range r.res.PeerAdvice {
+		if x == line {
+			return
+		}
+	}
+	r.res.PeerAdvice = append(r.res.PeerAdvice, line)
+}
+
+// good reports whether c's median in d fills the path.
+func (r *runner) good(c *Candidate, d Direction) bool {
+	return r.res.Goodput > 0 && c.Summary[d].Median >= full*r.res.Goodput
+}
+
+// fullShare is the baseline's worst share of the goodput over the
+// controllable directions (0 when the goodput is unknown).
+func (r *runner) fullShare(c *Candidate) float64 {
+	if r.res.Goodput <= 0 {
+		return 0
+	}
+	f := math.Inf(1)
+	for _, d := range r.res.Controllable {
+		f = min(f, c.Summary[d].Median/r.res.Goodput)
+	}
+	return f
+}
+
+// roundUp rounds a buffer size up to 64 KiB.
+func roundUp(b float64) int64 { return int64(math.Ceil(b/65536)) * 65536 }
+
+// above is the smallest ladder value clearly above v (0 = none).
+func (r *runner) above(v int64) int64 {
+	for _, m := range ladder {
+		if x := roundUp(m * float64(r.res.BDP)); float64(x) > 1.05*float64(v) {
+			return x
+		}
+	}
+	return 0
+}
+
+func (r *runner) multiple(v int64) string {
+	return strconv.FormatFloat(math.Round(float64(v)/float64(max(r.res.BDP, 1))*100)/100, 'f', -1, 64) + " × BDP"
+}
+
+// candidate builds the search's candidate at p: the keys that differ
+// from the current settings, with the current min and default kept.
+func (r *runner) candidate(p point, why map[string]string) *Candidate {
+	r.seq++
+	c := &Candidate{ID: fmt.Sprintf("search-%d", r.seq), Origin: OriginSearch, Source: "the search"}
+	var names []string
+	for _, k := range []struct {
+		key string
+		v   int64
+	}{{keyRmem, p.R}, {keyWmem, p.W}} {
+		cur := strings.Fields(r.current[k.key])
+		if len(cur) != 3 {
+			continue
+		}
+		val := fmt.Sprintf("%s %s %d", cur[0], cur[1], k.v)
+		names = append(names, fmt.Sprintf("%s max %s (%s)", strings.TrimPrefix(k.key, "net.ipv4."), size(k.v), r.multiple(k.v)))
+		if norm(val) == norm(r.current[k.key]) {
+			continue
+		}
+		reason := why[k.key]
+		if reason == "" {
+			reason = "kept from the step before"
+		}
+		c.Settings = append(c.Settings, Setting{Key: k.key, Value: val, Reason: reason})
+	}
+	c.Name = strings.Join(names, ", ")
+	c.resolve(r.current)
+	return c
+}
+
+// at is the point a candidate sits at.
+func at(c *Candidate) point { return point{c.RmemMax, c.WmemMax} }
+
+// screen runs one trial per direction, the judged ones first, and
+// stops early when the first is clearly worse than the best so far.
+func (r *runner) screen(ctx context.Context, c *Candidate, best *Candidate, extra TrialSpec) error {
+	dirs := append(slices.Clone(r.res.Controllable), r.uncontrolled()...)
+	for i, d := range dirs {
+		if err := r.trials(ctx, c, 1, []Direction{d}, extra); err != nil {
+			return err
+		}
+		if i == 0 && best != nil && c.Summary[d].Median < (1-screenCut)*best.Summary[d].Median {
+			c.Status = fmt.Sprintf("stopped early: %s %.0f%% of the best", d, 100*c.Summary[d].Median/best.Summary[d].Median)
+			return nil
+		}
+	}
+	return nil
+}
+
+func (r *runner) uncontrolled() []Direction {
+	var out []Direction
+	for _, d := range r.o.Directions {
+		if !r.res.controls(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// better reports whether a beats b on the judged directions.
+func better(a, b *Candidate) bool { return a.Score > b.Score }
+
+// search climbs the ladder where the diagnosis points, then bisects
+// down to the smallest point within plateau of the best, and returns
+// the choice (the baseline when nothing beat it).
+func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error) {
+	res := r.res
+	r.pr.Stage("searching from the BDP model (%s × %s = %s): each step raises the buffer the diagnosis names", rate(res.Rate), units.FormatDuration(res.RTT), size(res.BDP))
+	best, last := base, base
+	path := []*Candidate{base}
+	lossy := false
+	for step := 0; step < len(ladder); step++ {
+		next, why := at(last), map[string]string{}
+		for _, d := range res.Controllable {
+			if r.good(last, d) {
+				continue
+			}
+			t, ok := medianTrial(last, d)
+			if !ok {
+				continue
+			}
+			if attrib.Limit(t.Limit) == attrib.Network && t.Retransmits > 0 {
+				lossy = true
+			}
+			k, ok := r.lever(d, t.Limit)
+			if !ok {
+				continue
+			}
+			if k.peer {
+				r.peerAdvice(d, k, t)
+				continue
+			}
+			from := at(last)
+			cur := map[string]int64{keyRmem: from.R, keyWmem: from.W}[k.key]
+			up := r.above(cur)
+			if up == 0 {
+				res.Steps = append(res.Steps, fmt.Sprintf("%s: %s is at the top of the ladder (%s)", d, k.key, r.multiple(cur)))
+				continue
+			}
+			if k.key == keyRmem {
+				next.R = max(next.R, up)
+			} else {
+				next.W = max(next.W, up)
+			}
+			why[k.key] = fmt.Sprintf("%s was limited by %s (%s); raised to %s", d, limitName(t.Limit), trimVerdict(t.Verdict), r.multiple(map[string]int64{keyRmem: next.R, keyWmem: next.W}[k.key]))
+		}
+		if next == at(last) {
+			break
+		}
+		c := r.candidate(next, why)
+		res.Candidates = append(res.Candidates, c)
+		res.Steps = append(res.Steps, "step: "+c.Name+" — "+strings.Join(values(why), "; "))
+		if err := r.screen(ctx, c, best, TrialSpec{}); err != nil {
+			return nil, err
+		}
+		path = append(path, c)
+		if better(c, best) {
+			best = c
+		}
+		last = c
+		if c.Status != "" { // stopped early: worse, the climb ends
+			break
+		}
+	}
+
+	choice := r.smallestGood(path, best)
+	if ch, err := r.bisect(ctx, path, choice, best); err != nil {
+		return nil, err
+	} else {
+		choice = ch
+	}
+	if ch, err := r.trim(ctx, choice, best); err != nil {
+		return nil, err
+	} else {
+		choice = ch
+	}
+	if lossy || r.lossy(choice) {
+		ch, err := r.levers(ctx, choice, best)
+		if err != nil {
+			return nil, err
+		}
+		choice = ch
+	}
+	if choice != base && choice.Score < (1+minGain)*base.Score {
+		res.Steps = append(res.Steps, fmt.Sprintf("the best found (%s) is within %.0f%% of the baseline: keeping the current settings", choice.Name, 100*minGain))
+		choice = base
+	}
+	for _, c := range res.Candidates {
+		if c.Status == "" && c.Origin == OriginSearch {
+			c.Status = fmt.Sprintf("%.0f%% of the best", 100*c.Score/max(best.Score, 1))
+		}
+	}
+	if choice != base {
+		st := "chosen: the least memory within 3% of the best"
+		if choice.Status != "" {
+			st += "; " + choice.Status
+		}
+		choice.Status = st
+	}
+	return choice, nil
+}
+
+// smallestGood is the cheapest screened candidate within plateau of the
+// best.
+func (r *runner) smallestGood(path []*Candidate, best *Candidate) *Candidate {
+	choice := best
+	for _, c := range path {
+		if c.Status == "" && c.Score >= (1-plateau)*best.Score && c.Cost < choice.Cost {
+			choice = c
+		}
+	}
+	return choice
+}
+
+// bisect narrows the gap between the choice and the largest cheaper
+// point that fell short, on each knob that differs, while the gap is
+// more than 15%.
+func (r *runner) bisect(ctx context.Context, path []*Candidate, choice, best *Candidate) (*Candidate, error) {
+	var lo *Candidate
+	for _, c := range path {
+		p, q := at(c), at(choice)
+		if c != choice && p.R <= q.R && p.W <= q.W && c.Score < (1-plateau)*best.Score {
+			if lo == nil || c.Cost > lo.Cost {
+				lo = c
+			}
+		}
+	}
+	for i := 0; lo != nil && i < 2; i++ {
+		p, q := at(lo), at(choice)
+		mid := point{midpoint(p.R, q.R), midpoint(p.W, q.W)}
+		if mid == q || (float64(q.R) < 1.15*float64(p.R) && float64(q.W) < 1.15*float64(p.W)) {
+			break
+		}
+		why := map[string]string{}
+		for _, st := range choice.Settings {
+			why[st.Key] = st.Reason
+		}
+		if mid.R != q.R {
+			why[keyRmem] = fmt.Sprintf("bisected between %s (short of the plateau) and %s (on it)", r.multiple(p.R), r.multiple(q.R))
+		}
+		if mid.W != q.W {
+			why[keyWmem] = fmt.Sprintf("bisected between %s (short of the plateau) and %s (on it)", r.multiple(p.W), r.multiple(q.W))
+		}
+		c := r.candidate(mid, why)
+		r.res.Candidates = append(r.res.Candidates, c)
+		r.res.Steps = append(r.res.Steps, "bisect: "+c.Name)
+		if err := r.screen(ctx, c, best, TrialSpec{}); err != nil {
+			return nil, err
+		}
+		if c.Status == "" && c.Score >= (1-plateau)*best.Score {
+			choice = c
+		} else {
+			lo = c
+		}
+	}
+	return choice, nil
+}
+
+func midpoint(a, b int64) int64 {
+	if a >= b {
+		return b
+	}
+	return roundUp(float64(a+b) / 2)
+}
+
+// trim lowers a maximum the diagnosis never named when it is above
+// what the model says the path needs (2 × BDP), if the plateau holds:
+// the smallest settings, not only the ones that were raised.
+func (r *runner) trim(ctx context.Context, choice, best *Candidate) (*Candidate, error) {
+	need := roundUp(2 * float64(r.res.BDP))
+	p := at(choice)
+	q := p
+	// In --peer mode this host's rmem serves only reverse and its wmem
+	// only forward: lower only what a judged direction can check.
+	if r.env.BothEnds() || r.res.controls(Reverse) {
+		q.R = min(p.R, need)
+	}
+	if r.env.BothEnds() || r.res.controls(Forward) {
+		q.W = min(p.W, need)
+	}
+	if q == p {
+		return choice, nil
+	}
+	why := map[string]string{}
+	for _, st := range choice.Settings {
+		why[st.Key] = st.Reason
+	}
+	if q.R != p.R {
+		why[keyRmem] = fmt.Sprintf("lowered from %s to 2 × BDP, the model's need: the plateau held", r.multiple(p.R))
+	}
+	if q.W != p.W {
+		why[keyWmem] = fmt.Sprintf("lowered from %s to 2 × BDP, the model's need: the plateau held", r.multiple(p.W))
+	}
+	c := r.candidate(q, why)
+	r.res.Candidates = append(r.res.Candidates, c)
+	r.res.Steps = append(r.res.Steps, "trim: "+c.Name)
+	if err := r.screen(ctx, c, best, TrialSpec{}); err != nil {
+		return nil, err
+	}
+	if c.Status == "" && c.Score >= (1-plateau)*best.Score {
+		return c, nil
+	}
+	return choice, nil
+}
+
+// lossy reports whether a judged direction of c was held by the
+// congestion window with retransmits.
+func (r *runner) lossy(c *Candidate) bool {
+	for _, d := range r.res.Controllable {
+		if t, ok := medianTrial(c, d); ok && attrib.Limit(t.Limit) == attrib.Network && t.Retransmits > 0 && !r.good(c, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// levers tries what helps on a lossy path, with the choice's buffers:
+// each other congestion control per socket, and 4 parallel streams. A
+// congestion control that gains at least 5% becomes part of the choice
+// (as a setting where this namespace accepts it as its default, else
+// per socket, reported as -C).
+func (r *runner) levers(ctx context.Context, choice, best *Candidate) (*Candidate, error) {
+	res := r.res
+	r.pr.Stage("loss holds the congestion window: trying the congestion control and parallel streams")
+	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
+	cur := norm(r.current[keyCC])
+	out := choice
+	for _, cc := range strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]) {
+		if cc == cur {
+			continue
+		}
+		c := &Candidate{ID: "cc-" + cc, Origin: OriginLever, Name: fmt.Sprintf("%s with -C %s", shortName(choice), cc), Source: "congestion control per socket", Settings: choice.Settings, Congestion: cc}
+		c.resolve(r.current)
+		res.Candidates = append(res.Candidates, c)
+		if err := r.screen(ctx, c, nil, TrialSpec{Congestion: cc}); err != nil {
+			return nil, err
+		}
+		gain := c.Score / max(out.Score, 1)
+		res.Levers = append(res.Levers, Lever{Name: "congestion control " + cc, Median: c.Score, Gain: gain, Helped: gain >= 1.05})
+		c.Status = fmt.Sprintf("%.2f× the buffers' choice", gain)
+		if gain >= 1.05 && c.Score > out.Score {
+			out = c
+		}
+	}
+	p := &Candidate{ID: "parallel-4", Origin: OriginLever, Name: shortName(choice) + " with -P 4", Source: "parallel streams (an application setting)", Settings: choice.Settings}
+	p.resolve(r.current)
+	res.Candidates = append(res.Candidates, p)
+	if err := r.screen(ctx, p, nil, TrialSpec{Parallel: 4}); err != nil {
+		return nil, err
+	}
+	g := p.Score / max(choice.Score, 1)
+	res.Levers = append(res.Levers, Lever{Name: "4 parallel streams (-P 4)", Median: p.Score, Gain: g, Helped: g >= 1.05})
+	p.Status = fmt.Sprintf("%.2f× the buffers' choice (an application setting: not applied)", g)
+	if out.Congestion != "" {
+		kv := []apply.KV{{Key: keyCC, Value: out.Congestion}}
+		if ok, _, err := r.env.Split(kv); err == nil && len(ok) == 1 {
+			if undo, err := r.env.Set(kv); err == nil {
+				undo()
+				out.Settings = append(slices.Clone(out.Settings), Setting{Key: keyCC, Value: out.Congestion, Reason: fmt.Sprintf("on this lossy path %s gained %.2f× over %s per socket", out.Congestion, out.Score/max(choice.Score, 1), cur)})
+				out.resolve(r.current)
+			} else {
+				out.Status = fmt.Sprintf("helped, but this namespace refuses %s as its default (%v): use it per socket (-C %s)", out.Congestion, err, out.Congestion)
+			}
+		}
+	}
+	return out, nil
+}
+
+func shortName(c *Candidate) string {
+	if c.Baseline {
+		return "current settings"
+	}
+	return c.Name
+}
+
+func limitName(l string) string {
+	switch attrib.Limit(l) {
+	case attrib.ReceiverWindow:
+		return "the receiver's window"
+	case attrib.SendBuffer:
+		return "the send buffer"
+	case attrib.Unknown, "":
+		return "an unattributed limit"
+	}
+	return l
+}
+
+func trimVerdict(v string) string {
+	if i := strings.Index(v, ": raise"); i > 0 {
+		return v[:i]
+	}
+	return v
+}
+
+func values(m map[string]string) []string {
+	var out []string
+	for _, k := range []string{keyRmem, keyWmem} {
+		if v := m[k]; v != "" {
+			out = append(out, strings.TrimPrefix(k, "net.ipv4.")+": "+v)
+		}
+	}
+	return out
+}

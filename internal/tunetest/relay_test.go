@@ -1,0 +1,121 @@
+package tunetest
+
+import (
+	"context"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/lab"
+	"github.com/tcptune/tcptune/internal/testutil"
+	"github.com/tcptune/tcptune/internal/tune"
+)
+
+// snapshot is the relay's count of payload delivered one way, at the
+// time it published it.
+type snapshot struct {
+	at      time.Time
+	payload float64
+}
+
+// relayPayload polls the relay's published counters until stop: TCP
+// payload is the wire bytes less 52 bytes (IPv4, TCP, timestamps) per
+// segment.
+func relayPayload(name string, ab bool, stop <-chan struct{}) []snapshot {
+	var out []snapshot
+	for {
+		links, _ := lab.List()
+		for _, l := range links {
+			if l.Name != name || l.Stats == nil {
+				continue
+			}
+			d := l.Stats.BA
+			if ab {
+				d = l.Stats.AB
+			}
+			if len(out) == 0 || l.Stats.Updated.After(out[len(out)-1].at) {
+				out = append(out, snapshot{l.Stats.Updated, float64(d.Bytes) - 52*float64(d.Segments)})
+			}
+		}
+		select {
+		case <-stop:
+			return out
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// inside is the relay's rate over its snapshots that fall inside
+// [from, to] (it publishes once a second): at least two are needed.
+func inside(ss []snapshot, from, to time.Time) (float64, bool) {
+	var in []snapshot
+	for _, s := range ss {
+		if !s.at.Before(from) && !s.at.After(to) {
+			in = append(in, s)
+		}
+	}
+	if len(in) < 2 {
+		return 0, false
+	}
+	first, last := in[0], in[len(in)-1]
+	return (last.payload - first.payload) * 8 / last.at.Sub(first.at).Seconds(), true
+}
+
+// A trial's rate (the kernel's delivered count, in process) agrees with
+// what the lab's relay delivered over the same period within 2%, and is
+// never above rate × MSS/MTU: window-limited forward, and reverse at
+// line rate (counted by the tcptune server's TCP_INFO).
+func TestTrialAgainstRelay(t *testing.T) {
+	bin := setup(t)
+	c := lab.Config{Name: "tt-trelay", Rate: 1e9, RTT: 20 * time.Millisecond, MTU: 1500}
+	if out, errOut, err := testutil.Run(t, time.Minute, bin, "lab", "up", c.Name, "--rate", "1gbit", "--rtt", "20ms"); err != nil {
+		t.Fatalf("lab up: %v\n%s%s", err, out, errOut)
+	}
+	t.Cleanup(func() { exec.Command(bin, "lab", "down", c.Name).Run() })
+	st, err := lab.ReadState(c.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Start(t, bin, "lab", "exec", c.Name, "b", "--", bin, "serve", "-p", "5201")
+	time.Sleep(500 * time.Millisecond)
+	// End a's send buffer holds about 0.65 × 2 MiB: ≈545 Mbit/s at 20 ms.
+	if out, err := exec.Command("ip", "netns", "exec", st.NSA, "sysctl", "-w", "net.ipv4.tcp_wmem=4096 16384 2097152").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	goodput := c.Rate * 1448 / 1500
+	m := tune.Measurer{Host: st.AddrB, Port: 5201, NetNS: st.NSA}
+	for _, d := range []tune.Direction{tune.Forward, tune.Reverse} {
+		stop := make(chan struct{})
+		var snaps []snapshot
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); snaps = relayPayload(c.Name, d == tune.Forward, stop) }()
+		tr, err := m.Trial(context.Background(), tune.TrialSpec{Direction: d, Time: 4 * time.Second, Omit: 1500 * time.Millisecond, Parallel: 1}, goodput, c.RTT)
+		time.Sleep(2500 * time.Millisecond) // a published count after the end
+		close(stop)
+		wg.Wait()
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		relay, ok := inside(snaps, tr.From, tr.To)
+		if !ok {
+			t.Fatalf("%s: fewer than two relay counts inside %v–%v (%d snapshots)", d, tr.From, tr.To, len(snaps))
+		}
+		t.Logf("%s: trial %.1f Mbit/s (counted by the %s), relay %.1f Mbit/s, goodput %.1f", d, tr.BitsPerSecond/1e6, tr.CountedBy, relay/1e6, goodput/1e6)
+		if tr.CountedBy != "sender" {
+			t.Errorf("%s: counted by the %s", d, tr.CountedBy)
+		}
+		if r := tr.BitsPerSecond / relay; r < 0.98 || r > 1.02 {
+			t.Errorf("%s: trial %.1f vs relay %.1f Mbit/s (%.3f)", d, tr.BitsPerSecond/1e6, relay/1e6, r)
+		}
+		if tr.BitsPerSecond > goodput*1.001 {
+			t.Errorf("%s: %.1f Mbit/s above the goodput %.1f", d, tr.BitsPerSecond/1e6, goodput/1e6)
+		}
+		for _, iv := range tr.Intervals {
+			if iv > goodput*1.01 {
+				t.Errorf("%s: an interval of %.1f Mbit/s, above the goodput", d, iv/1e6)
+			}
+		}
+	}
+}
