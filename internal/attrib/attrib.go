@@ -148,11 +148,7 @@ func Attribute(in Input) Result {
 			detail = fmt.Sprintf(" (window %s at RTT %s caps one flow at %s)", units.FormatSize(win), fmtRTT(in.idleRTT()), units.FormatRateShort(r.CapBPS))
 		}
 		r.Verdict = fmt.Sprintf("limited by the receiver's window %.0f%% of the time%s", 100*r.Share, detail)
-		if in.Window > 0 {
-			r.Advice = fmt.Sprintf("the -w %s socket buffer fixes the receiver's window and turns autotuning off: raise -w (it is capped by net.core.rmem_max on the receiver %s) or drop it", units.FormatSize(float64(in.Window)), in.Receiver)
-		} else {
-			r.Advice = "raise net.ipv4.tcp_rmem max on the receiver" + where(in.Receiver, !in.SenderIsLocal)
-		}
+		r.Advice = rwndAdvice(in)
 	case "sndbuf":
 		r.Limit, r.Share = SendBuffer, sh.SendBuffer
 		detail := ""
@@ -161,11 +157,7 @@ func Attribute(in Input) Result {
 			detail = fmt.Sprintf(" (send buffer %s at RTT %s caps one flow near %s)", units.FormatSize(float64(in.SndBuf)), fmtRTT(in.idleRTT()), units.FormatRateShort(r.CapBPS))
 		}
 		r.Verdict = fmt.Sprintf("limited by the send buffer %.0f%% of the time%s", 100*r.Share, detail)
-		if in.Window > 0 {
-			r.Advice = fmt.Sprintf("the -w %s socket buffer fixes the sender's buffer: raise -w (capped by net.core.wmem_max on the sender %s) or drop it", units.FormatSize(float64(in.Window)), in.Sender)
-		} else {
-			r.Advice = "raise net.ipv4.tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal)
-		}
+		r.Advice = sndbufAdvice(in)
 	case "network":
 		if cpu, who := busiestCPU(in, n); cpu >= 75 && in.MinRTTUS > 0 && in.MinRTTUS < 1000 {
 			// On loopback or a LAN the "congestion window" state of a
@@ -214,6 +206,22 @@ func Attribute(in Input) Result {
 		}
 	}
 	return r
+}
+
+// rwndAdvice is what to change when the receiver's window limits.
+func rwndAdvice(in Input) string {
+	if in.Window > 0 {
+		return fmt.Sprintf("the -w %s socket buffer fixes the receiver's window and turns autotuning off: raise -w (it is capped by net.core.rmem_max on the receiver %s) or drop it", units.FormatSize(float64(in.Window)), in.Receiver)
+	}
+	return "raise net.ipv4.tcp_rmem max on the receiver" + where(in.Receiver, !in.SenderIsLocal)
+}
+
+// sndbufAdvice is what to change when the send buffer limits.
+func sndbufAdvice(in Input) string {
+	if in.Window > 0 {
+		return fmt.Sprintf("the -w %s socket buffer fixes the sender's buffer: raise -w (capped by net.core.wmem_max on the sender %s) or drop it", units.FormatSize(float64(in.Window)), in.Sender)
+	}
+	return "raise net.ipv4.tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal)
 }
 
 // busiestCPU is the higher per-stream CPU use of sender and receiver.

@@ -114,6 +114,13 @@ func TestCapacity(t *testing.T) {
 	if r.Limit != PathFull {
 		t.Fatalf("300 ms: %s", r)
 	}
+	// A known goodput well above the rate overrules a grown RTT (here
+	// the emulator's own delay at 2.5 Gbit/s): the send buffer limits.
+	r = Attribute(Input{WallUS: 5e6, BusyUS: 5e6, SndbufLimitUS: 1e6, SndBuf: 6400000, SndWnd: 20e6, CwndBytes: 8e6,
+		RTTUS: 26000, MinRTTUS: 20100, IdleRTTUS: 20200, BitsPerSecond: 1.56e9, PathRate: 2.41e9, Streams: 1, InflightBytes: 5e6})
+	if r.Limit != SendBuffer {
+		t.Fatalf("2.5 Gbit/s at 65%%: %s", r)
+	}
 	// Caps use the idle RTT, not the queued srtt.
 	r = Attribute(Input{WallUS: 1e6, BusyUS: 1e6, RwndLimitedUS: 9e5, SndWnd: 1e6, RTTUS: 60000, IdleRTTUS: 50000, BitsPerSecond: 150e6, Streams: 1, InflightBytes: 1e6, CwndBytes: 2e6})
 	if r.Limit != ReceiverWindow || r.CapBPS != 160e6 {

@@ -42,15 +42,17 @@ func binding(in Input, n int) (what string, ratio float64) {
 }
 
 // capacity is the verdict "the path is full": the rate is within 5% of
-// the path's known goodput, or the RTT under load exceeds the idle RTT
-// by more than 20% (a queue is building) while no window binds, or
-// while more is in flight than the rate needs at the idle RTT (the
-// surplus sits in a queue).
+// the path's known goodput; or, when the goodput is not known, the RTT
+// under load exceeds the idle RTT by more than 20% (a queue is building)
+// while no window binds, or while more is in flight than the rate needs
+// at the idle RTT (the surplus sits in a queue). A known goodput that
+// the rate is well below overrules the RTT: the delay then comes from
+// somewhere else (a busy receiver or emulator), not a full path.
 func capacity(in Input, n int, sh Shares) (Result, bool) {
 	idle := in.idleRTT()
 	full := in.PathRate > 0 && in.BitsPerSecond >= 0.95*in.PathRate
 	queue := idle > 0 && in.RTTUS > idle && float64(in.RTTUS) > 1.2*float64(idle) && in.RTTUS-idle > 1000
-	if !full && !queue {
+	if !full && (!queue || in.PathRate > 0) {
 		return Result{}, false
 	}
 	if !full {
@@ -94,20 +96,12 @@ func measured(in Input, n int, sh Shares) (Result, bool) {
 		r.Limit, r.Share = ReceiverWindow, sh.ReceiverWindow
 		r.CapBPS = float64(in.SndWnd) * 8 / idle.Seconds()
 		r.Verdict = fmt.Sprintf("limited by the receiver's window: %s in flight of a %s window (window at RTT %s caps one flow at %s)", fl, units.FormatSize(float64(in.SndWnd)), fmtRTT(in.idleRTT()), units.FormatRateShort(r.CapBPS))
-		if in.Window > 0 {
-			r.Advice = fmt.Sprintf("the -w %s socket buffer fixes the receiver's window and turns autotuning off: raise -w (it is capped by net.core.rmem_max on the receiver %s) or drop it", units.FormatSize(float64(in.Window)), in.Receiver)
-		} else {
-			r.Advice = "raise net.ipv4.tcp_rmem max on the receiver" + where(in.Receiver, !in.SenderIsLocal)
-		}
+		r.Advice = rwndAdvice(in)
 	case "sndbuf":
 		r.Limit, r.Share = SendBuffer, sh.SendBuffer
 		r.CapBPS = in.model().SendCap(int64(in.SndBuf), idle)
 		r.Verdict = fmt.Sprintf("limited by the send buffer: %s in flight of a %s send buffer, of which ≈%.0f%% holds payload (caps one flow near %s at RTT %s)", fl, units.FormatSize(float64(in.SndBuf)), 100*in.model().Send, units.FormatRateShort(r.CapBPS), fmtRTT(in.idleRTT()))
-		if in.Window > 0 {
-			r.Advice = fmt.Sprintf("the -w %s socket buffer fixes the sender's buffer: raise -w (capped by net.core.wmem_max on the sender %s) or drop it", units.FormatSize(float64(in.Window)), in.Sender)
-		} else {
-			r.Advice = "raise net.ipv4.tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal)
-		}
+		r.Advice = sndbufAdvice(in)
 	default:
 		r.Limit, r.Share = Network, sh.Network
 		r.Verdict = fmt.Sprintf("limited by the congestion window: %s in flight, cwnd %s", fl, units.FormatSize(float64(in.CwndBytes)))

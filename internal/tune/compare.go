@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tcptune/tcptune/internal/stats"
 )
@@ -30,7 +31,7 @@ func (r *runner) compare(ctx context.Context) error {
 	if r.o.Compare {
 		dirs, n, what = r.o.Directions, r.o.Trials, "full trials"
 	} else {
-		r.o.Time = max(saved/2, 2*1e9)
+		r.o.Time = max(saved/4, time.Second)
 		defer func() { r.o.Time = saved }()
 	}
 	r.pr.Stage("reference profiles for comparison (%s): %d to measure", what, len(active))

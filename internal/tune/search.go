@@ -118,16 +118,6 @@ func (r *runner) fullShare(c *Candidate) float64 {
 // roundUp rounds a buffer size up to 64 KiB.
 func roundUp(b float64) int64 { return int64(math.Ceil(b/65536)) * 65536 }
 
-// above is the smallest ladder value clearly above v (0 = none).
-func (r *runner) above(v int64) int64 {
-	for _, m := range ladder {
-		if x := roundUp(m * float64(r.res.BDP)); float64(x) > 1.05*float64(v) {
-			return x
-		}
-	}
-	return 0
-}
-
 func (r *runner) multiple(v int64) string {
 	return strconv.FormatFloat(math.Round(float64(v)/float64(max(r.res.BDP, 1))*100)/100, 'f', -1, 64) + " × BDP"
 }
@@ -166,9 +156,15 @@ func (r *runner) candidate(p point, why map[string]string) *Candidate {
 func at(c *Candidate) point { return point{c.RmemMax, c.WmemMax} }
 
 // screen runs one trial per direction, the judged ones first, and
-// stops early when the first is clearly worse than the best so far.
+// stops early when the first is clearly worse than the best so far. In
+// the lab both ends carry the same settings over the same link, so one
+// direction screens for both (the baseline and the verification run
+// every direction).
 func (r *runner) screen(ctx context.Context, c *Candidate, best *Candidate, extra TrialSpec) error {
 	dirs := append(slices.Clone(r.res.Controllable), r.uncontrolled()...)
+	if r.env.BothEnds() {
+		dirs = dirs[:1]
+	}
 	for i, d := range dirs {
 		if err := r.trials(ctx, c, 1, []Direction{d}, extra); err != nil {
 			return err
@@ -195,49 +191,27 @@ func (r *runner) uncontrolled() []Direction {
 func better(a, b *Candidate) bool { return a.Score > b.Score }
 
 // search climbs the ladder where the diagnosis points, then bisects
-// down to the smallest point within plateau of the best, and returns
-// the choice (the baseline when nothing beat it).
+// down to the smallest point on the plateau, and returns the choice
+// (the baseline when nothing beat it).
+//
+// Each step jumps to the smallest ladder value that the window model
+// says reaches the goodput: a buffer-limited flow moves in proportion
+// to its buffer, so the buffer needed is the current one × goodput ÷
+// rate. When a step gains less than half of what the model predicted,
+// the buffer has stopped paying (loss or the congestion window hold
+// the flow) and the climb ends there.
 func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error) {
 	res := r.res
 	r.pr.Stage("searching from the BDP model (%s × %s = %s): each step raises the buffer the diagnosis names", rate(res.Rate), units.FormatDuration(res.RTT), size(res.BDP))
+	r.tol = r.tolerance(base)
+	if r.tol > plateau {
+		res.Steps = append(res.Steps, fmt.Sprintf("the baseline's trials spread by %.0f%%: a setting counts as on the plateau within that of the best", 100*r.tol))
+	}
 	best, last := base, base
 	path := []*Candidate{base}
 	lossy := false
 	for step := 0; step < len(ladder); step++ {
-		next, why := at(last), map[string]string{}
-		for _, d := range res.Controllable {
-			if r.good(last, d) {
-				continue
-			}
-			t, ok := medianTrial(last, d)
-			if !ok {
-				continue
-			}
-			if attrib.Limit(t.Limit) == attrib.Network && t.Retransmits > 0 {
-				lossy = true
-			}
-			k, ok := r.lever(d, t.Limit)
-			if !ok {
-				continue
-			}
-			if k.peer {
-				r.peerAdvice(d, k, t)
-				continue
-			}
-			from := at(last)
-			cur := map[string]int64{keyRmem: from.R, keyWmem: from.W}[k.key]
-			up := r.above(cur)
-			if up == 0 {
-				res.Steps = append(res.Steps, fmt.Sprintf("%s: %s is at the top of the ladder (%s)", d, k.key, r.multiple(cur)))
-				continue
-			}
-			if k.key == keyRmem {
-				next.R = max(next.R, up)
-			} else {
-				next.W = max(next.W, up)
-			}
-			why[k.key] = fmt.Sprintf("%s was limited by %s (%s); raised to %s", d, limitName(t.Limit), trimVerdict(t.Verdict), r.multiple(map[string]int64{keyRmem: next.R, keyWmem: next.W}[k.key]))
-		}
+		next, why, predicted := r.nextStep(last, &lossy)
 		if next == at(last) {
 			break
 		}
@@ -251,29 +225,30 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 		if better(c, best) {
 			best = c
 		}
+		gained := c.Score/max(last.Score, 1) - 1
 		last = c
 		if c.Status != "" { // stopped early: worse, the climb ends
+			break
+		}
+		if predicted > 0.05 && gained < predicted/2 {
+			res.Steps = append(res.Steps, fmt.Sprintf("the buffer stopped paying: the model predicted +%.0f%%, the step gained %+.0f%%; what holds the flow now is not a buffer", 100*predicted, 100*gained))
+			lossy = lossy || r.retransmits(c)
 			break
 		}
 	}
 
 	choice := r.smallestGood(path, best)
-	if ch, err := r.bisect(ctx, path, choice, best); err != nil {
+	var err error
+	if choice, err = r.bisect(ctx, path, choice, best); err != nil {
 		return nil, err
-	} else {
-		choice = ch
 	}
-	if ch, err := r.trim(ctx, choice, best); err != nil {
+	if choice, err = r.trim(ctx, base, choice, best); err != nil {
 		return nil, err
-	} else {
-		choice = ch
 	}
 	if lossy || r.lossy(choice) {
-		ch, err := r.levers(ctx, choice, best)
-		if err != nil {
+		if choice, err = r.levers(ctx, choice, best); err != nil {
 			return nil, err
 		}
-		choice = ch
 	}
 	if choice != base && choice.Score < (1+minGain)*base.Score {
 		res.Steps = append(res.Steps, fmt.Sprintf("the best found (%s) is within %.0f%% of the baseline: keeping the current settings", choice.Name, 100*minGain))
@@ -285,8 +260,8 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 		}
 	}
 	if choice != base {
-		st := "chosen: the least memory within 3% of the best"
-		if choice.Status != "" {
+		st := fmt.Sprintf("chosen: the least memory within %.0f%% of the best", 100*r.tol)
+		if choice.Status != "" && choice.Origin == OriginLever {
 			st += "; " + choice.Status
 		}
 		choice.Status = st
@@ -294,60 +269,171 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 	return choice, nil
 }
 
-// smallestGood is the cheapest screened candidate within plateau of the
-// best.
+// nextStep is the point the diagnosis of last's trials leads to, why
+// each knob moved, and the gain the model predicts for it.
+func (r *runner) nextStep(last *Candidate, lossy *bool) (point, map[string]string, float64) {
+	res := r.res
+	from := at(last)
+	next, why := from, map[string]string{}
+	predicted := 0.0
+	for _, d := range res.Controllable {
+		if r.good(last, d) {
+			continue
+		}
+		t, ok := medianTrial(last, d)
+		if !ok {
+			continue
+		}
+		if attrib.Limit(t.Limit) == attrib.Network && t.Retransmits > 0 {
+			*lossy = true
+		}
+		k, ok := r.lever(d, t.Limit)
+		if !ok {
+			continue
+		}
+		if k.peer {
+			r.peerAdvice(d, k, t)
+			continue
+		}
+		cur := map[string]int64{keyRmem: from.R, keyWmem: from.W}[k.key]
+		want := float64(cur)
+		if res.Goodput > 0 && t.BitsPerSecond > 0 {
+			want = float64(cur) * res.Goodput / t.BitsPerSecond
+		}
+		up := r.atLeast(max(want, 1.05*float64(cur)))
+		if up == 0 {
+			res.Steps = append(res.Steps, fmt.Sprintf("%s: %s is at the top of the ladder (%s)", d, k.key, r.multiple(cur)))
+			continue
+		}
+		if k.key == keyRmem {
+			next.R = max(next.R, up)
+		} else {
+			next.W = max(next.W, up)
+		}
+		if res.Goodput > 0 && t.BitsPerSecond > 0 {
+			predicted = max(predicted, min(res.Goodput, t.BitsPerSecond*float64(up)/float64(cur))/t.BitsPerSecond-1)
+		}
+		why[k.key] = fmt.Sprintf("%s was limited by %s (%s); the model needs %s to fill the path: raised to %s",
+			d, limitName(t.Limit), trimVerdict(t.Verdict), r.multiple(int64(want)), r.multiple(up))
+	}
+	return next, why, predicted
+}
+
+// atLeast is the smallest ladder value of at least v (0 = none).
+func (r *runner) atLeast(v float64) int64 {
+	for _, m := range ladder {
+		if x := roundUp(m * float64(r.res.BDP)); float64(x) >= v {
+			return x
+		}
+	}
+	return 0
+}
+
+// tolerance is how close to the best a setting must come to count as on
+// the plateau: 3%, or the baseline's own spread (its trials' range over
+// their median) where that is wider, at most 10%.
+func (r *runner) tolerance(base *Candidate) float64 {
+	t := plateau
+	for _, d := range r.res.Controllable {
+		if s := base.Summary[d]; s.N > 1 && s.Median > 0 {
+			t = max(t, (s.Max-s.Min)/s.Median)
+		}
+	}
+	return min(t, 0.10)
+}
+
+// onPlateau reports whether c is within the tolerance of the best and
+// its diagnosis does not name a knob it has lowered from ref: a
+// setting whose own trials say "this buffer limits" is not the plateau.
+func (r *runner) onPlateau(c, ref, best *Candidate) bool {
+	if c.Status != "" || c.Score < (1-r.tol)*best.Score {
+		return false
+	}
+	p, q := at(c), at(ref)
+	for _, d := range r.res.Controllable {
+		t, ok := medianTrial(c, d)
+		if !ok {
+			continue
+		}
+		if k, ok := r.lever(d, t.Limit); ok && !k.peer && attrib.Limit(t.Limit) != attrib.Unknown {
+			if (k.key == keyRmem && p.R < q.R) || (k.key == keyWmem && p.W < q.W) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (r *runner) retransmits(c *Candidate) bool {
+	for _, t := range c.Trials {
+		if t.Retransmits > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// smallestGood is the cheapest screened candidate on the plateau.
 func (r *runner) smallestGood(path []*Candidate, best *Candidate) *Candidate {
 	choice := best
 	for _, c := range path {
-		if c.Status == "" && c.Score >= (1-plateau)*best.Score && c.Cost < choice.Cost {
+		if c.Cost < choice.Cost && r.onPlateau(c, best, best) {
 			choice = c
 		}
 	}
 	return choice
 }
 
-// bisect narrows the gap between the choice and the largest cheaper
-// point that fell short, on each knob that differs, while the gap is
-// more than 15%.
+// bisect tries once the midpoint between the choice and the largest
+// cheaper point that fell short, when they differ by more than 15%.
 func (r *runner) bisect(ctx context.Context, path []*Candidate, choice, best *Candidate) (*Candidate, error) {
 	var lo *Candidate
 	for _, c := range path {
 		p, q := at(c), at(choice)
-		if c != choice && p.R <= q.R && p.W <= q.W && c.Score < (1-plateau)*best.Score {
+		if c != choice && p.R <= q.R && p.W <= q.W && !r.onPlateau(c, choice, best) {
 			if lo == nil || c.Cost > lo.Cost {
 				lo = c
 			}
 		}
 	}
-	for i := 0; lo != nil && i < 2; i++ {
-		p, q := at(lo), at(choice)
-		mid := point{midpoint(p.R, q.R), midpoint(p.W, q.W)}
-		if mid == q || (float64(q.R) < 1.15*float64(p.R) && float64(q.W) < 1.15*float64(p.W)) {
-			break
-		}
-		why := map[string]string{}
-		for _, st := range choice.Settings {
-			why[st.Key] = st.Reason
-		}
-		if mid.R != q.R {
-			why[keyRmem] = fmt.Sprintf("bisected between %s (short of the plateau) and %s (on it)", r.multiple(p.R), r.multiple(q.R))
-		}
-		if mid.W != q.W {
-			why[keyWmem] = fmt.Sprintf("bisected between %s (short of the plateau) and %s (on it)", r.multiple(p.W), r.multiple(q.W))
-		}
-		c := r.candidate(mid, why)
-		r.res.Candidates = append(r.res.Candidates, c)
-		r.res.Steps = append(r.res.Steps, "bisect: "+c.Name)
-		if err := r.screen(ctx, c, best, TrialSpec{}); err != nil {
-			return nil, err
-		}
-		if c.Status == "" && c.Score >= (1-plateau)*best.Score {
-			choice = c
-		} else {
-			lo = c
-		}
+	if lo == nil {
+		return choice, nil
+	}
+	p, q := at(lo), at(choice)
+	mid := point{midpoint(p.R, q.R), midpoint(p.W, q.W)}
+	if mid == q || (float64(q.R) < 1.15*float64(p.R) && float64(q.W) < 1.15*float64(p.W)) {
+		return choice, nil
+	}
+	why := reasons(choice, q, mid, func(key string, hi int64) string {
+		lo := map[string]int64{keyRmem: p.R, keyWmem: p.W}[key]
+		return fmt.Sprintf("bisected between %s (short of the plateau) and %s (on it)", r.multiple(lo), r.multiple(hi))
+	})
+	c := r.candidate(mid, why)
+	r.res.Candidates = append(r.res.Candidates, c)
+	r.res.Steps = append(r.res.Steps, "bisect: "+c.Name)
+	if err := r.screen(ctx, c, best, TrialSpec{}); err != nil {
+		return nil, err
+	}
+	if r.onPlateau(c, choice, best) {
+		return c, nil
 	}
 	return choice, nil
+}
+
+// reasons carries c's reasons over to a candidate that moves from p to
+// q; a knob that moves gets say(its key, its value at p).
+func reasons(c *Candidate, p, q point, say func(key string, from int64) string) map[string]string {
+	why := map[string]string{}
+	for _, st := range c.Settings {
+		why[st.Key] = st.Reason
+	}
+	if q.R != p.R {
+		why[keyRmem] = say(keyRmem, p.R)
+	}
+	if q.W != p.W {
+		why[keyWmem] = say(keyWmem, p.W)
+	}
+	return why
 }
 
 func midpoint(a, b int64) int64 {
@@ -357,41 +443,35 @@ func midpoint(a, b int64) int64 {
 	return roundUp(float64(a+b) / 2)
 }
 
-// trim lowers a maximum the diagnosis never named when it is above
-// what the model says the path needs (2 × BDP), if the plateau holds:
-// the smallest settings, not only the ones that were raised.
-func (r *runner) trim(ctx context.Context, choice, best *Candidate) (*Candidate, error) {
+// trim lowers a maximum the search never raised (the baseline's own)
+// to what the model says the path needs (2 × BDP), if the plateau holds
+// and the trial does not name that buffer: the smallest settings, not
+// only the ones that were raised.
+func (r *runner) trim(ctx context.Context, base, choice, best *Candidate) (*Candidate, error) {
 	need := roundUp(2 * float64(r.res.BDP))
-	p := at(choice)
+	p, b := at(choice), at(base)
 	q := p
 	// In --peer mode this host's rmem serves only reverse and its wmem
 	// only forward: lower only what a judged direction can check.
-	if r.env.BothEnds() || r.res.controls(Reverse) {
+	if p.R == b.R && (r.env.BothEnds() || r.res.controls(Reverse)) {
 		q.R = min(p.R, need)
 	}
-	if r.env.BothEnds() || r.res.controls(Forward) {
+	if p.W == b.W && (r.env.BothEnds() || r.res.controls(Forward)) {
 		q.W = min(p.W, need)
 	}
 	if q == p {
 		return choice, nil
 	}
-	why := map[string]string{}
-	for _, st := range choice.Settings {
-		why[st.Key] = st.Reason
-	}
-	if q.R != p.R {
-		why[keyRmem] = fmt.Sprintf("lowered from %s to 2 × BDP, the model's need: the plateau held", r.multiple(p.R))
-	}
-	if q.W != p.W {
-		why[keyWmem] = fmt.Sprintf("lowered from %s to 2 × BDP, the model's need: the plateau held", r.multiple(p.W))
-	}
+	why := reasons(choice, p, q, func(_ string, from int64) string {
+		return fmt.Sprintf("lowered from %s to 2 × BDP, the model's need: the plateau held", r.multiple(from))
+	})
 	c := r.candidate(q, why)
 	r.res.Candidates = append(r.res.Candidates, c)
 	r.res.Steps = append(r.res.Steps, "trim: "+c.Name)
 	if err := r.screen(ctx, c, best, TrialSpec{}); err != nil {
 		return nil, err
 	}
-	if c.Status == "" && c.Score >= (1-plateau)*best.Score {
+	if r.onPlateau(c, choice, best) {
 		return c, nil
 	}
 	return choice, nil

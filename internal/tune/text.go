@@ -47,6 +47,33 @@ func medianTrial(c *Candidate, d Direction) (Trial, bool) {
 	return ts[(len(ts)-1)/2], true
 }
 
+// CountedBy says whose kernel counted the trials' throughput.
+func (r *Result) CountedBy() string {
+	seen := map[string]bool{}
+	for _, c := range append(slices.Clone(r.Candidates), r.Verify) {
+		if c == nil {
+			continue
+		}
+		for _, t := range c.Trials {
+			seen[t.CountedBy] = true
+		}
+	}
+	var parts []string
+	if seen["sender"] {
+		parts = append(parts, "tcpi_delivered × MSS at the sender")
+	}
+	if seen["receiver"] {
+		parts = append(parts, "tcpi_bytes_received at the receiver where the sender's count was out of reach (a stock iperf3 sending): it jumps when a hole is filled")
+	}
+	if seen["application"] {
+		parts = append(parts, "the application's bytes where TCP_INFO is missing")
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, "; ")
+}
+
 // After is the candidate whose trials describe the end state: the
 // verification of the choice, or the baseline when nothing changed.
 func (r *Result) After() *Candidate {
@@ -120,7 +147,7 @@ func WriteText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "\ntcptune tune: %s\n", r.Env)
 	fmt.Fprintf(w, "RTT %s (TCP connects), rate %s (%s), BDP %s\n", units.FormatDuration(r.RTT), rate(r.Rate), r.RateSource, size(r.BDP))
 	fmt.Fprintf(w, "%d trials of %g s per direction for the baseline and the verification, one per direction to screen (%g s of slow start omitted each)\n", r.Options.Trials, r.Options.TimeS, r.Options.OmitS)
-	fmt.Fprintf(w, "throughput is the payload the kernel counted as delivered (tcpi_delivered at the sender)\n\n")
+	fmt.Fprintf(w, "throughput is the payload the kernel counted as delivered: %s\n\n", r.CountedBy())
 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "\t")

@@ -274,7 +274,8 @@ type runner struct {
 	omit    time.Duration
 	current map[string]string
 	seq     int
-	mss     int // the first trial's MSS, which the goodput assumes
+	mss     int     // the first trial's MSS, which the goodput assumes
+	tol     float64 // the plateau's tolerance (see tolerance)
 }
 
 // trials applies c's settings (none for the baseline), runs n trials in

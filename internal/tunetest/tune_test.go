@@ -37,14 +37,14 @@ type summary struct {
 	Controllable []string `json:"controllable"`
 	PeerAdvice   []string `json:"peer_advice"`
 	Kept         bool     `json:"kept"`
-	Applied  bool    `json:"applied"`
-	BackupID string  `json:"backup_id"`
-	Why      string  `json:"why"`
-	BDP      int64   `json:"bdp_bytes"`
-	Goodput  float64 `json:"link_goodput_bits_per_second"`
-	Choice   string  `json:"choice"`
-	Verify   *cand   `json:"verify"`
-	Cands    []cand  `json:"candidates"`
+	Applied      bool     `json:"applied"`
+	BackupID     string   `json:"backup_id"`
+	Why          string   `json:"why"`
+	BDP          int64    `json:"bdp_bytes"`
+	Goodput      float64  `json:"link_goodput_bits_per_second"`
+	Choice       string   `json:"choice"`
+	Verify       *cand    `json:"verify"`
+	Cands        []cand   `json:"candidates"`
 }
 
 type cand struct {
@@ -306,8 +306,15 @@ func TestTunePeerRestores(t *testing.T) {
 	}
 	check("after tune without --apply")
 	// The first candidate's second write fails: tune stops, restores,
-	// and says so.
-	out, errOut, err = p.tune("tt-tfail", []string{"TCPTUNE_APPLY_FAIL_AFTER=0"}, "--direction", "forward", "--trials", "2", "--time", "1")
+	// and says so. With this end's tcp_rmem and tcp_wmem both small and
+	// the peer's send buffer large, the first step raises both.
+	for _, c := range [][]string{{p.ns, "net.ipv4.tcp_rmem=4096 131072 2097152"}, {"tcptune-tt-tfail-b", "net.ipv4.tcp_wmem=4096 16384 33554432"}} {
+		if o, err := exec.Command("ip", "netns", "exec", c[0], "sysctl", "-w", c[1]).CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, o)
+		}
+	}
+	start["net.ipv4.tcp_rmem"] = p.sysctl("net.ipv4.tcp_rmem")
+	out, errOut, err = p.tune("tt-tfail", []string{"TCPTUNE_APPLY_FAIL_AFTER=1"}, "--rate", "1gbit", "--trials", "2", "--time", "1")
 	if err == nil || !strings.Contains(errOut, "injected failure") {
 		t.Errorf("tune with a failing write: %v\n%s\n%s", err, out, errOut)
 	}
