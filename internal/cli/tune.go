@@ -23,19 +23,27 @@ func newTuneCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tune --lab [--rate 1gbit --rtt 50ms --loss 0 --queue 1bdp] | --peer HOST [-p 5201] [--apply [--persist]]",
 		Short: "Measure, try candidate buffer settings, keep the smallest that reaches the best throughput",
-		Long: `tune runs the loop the seed articles run by hand, properly: it measures the RTT
-and a baseline (3 trials of 5 s per direction), generates candidates (tcptune's
-advice for rate × RTT, kernel defaults, TuneD network-throughput, ESnet
-fasterdata for the rate class, the seed articles' values), screens each with
-one trial per direction, completes the trials of the best and of the smallest
-candidates near it, chooses the one with the least buffer memory within 5% of
-the best, and verifies it with fresh trials. It keeps the choice only if every
-verification trial beats every baseline trial in some direction.
+		Long: `tune runs the loop the seed articles run by hand, properly. It measures the
+idle RTT and a baseline (3 trials of 5 s per direction); stops there if the
+baseline already fills the path (--force goes on); then searches, led by the
+diagnosis of each trial: the buffer that limits a direction (the receiver's
+tcp_rmem, the sender's tcp_wmem) steps through multiples of the BDP as far as
+the window model says it must, is bisected back to the smallest value on the
+plateau, and, on a lossy path, the congestion control and parallel streams are
+tried. Reference profiles (advise, kernel defaults, TuneD, ESnet, the seed
+articles) get one short trial each for comparison (--compare: full trials).
+The choice is verified with fresh trials and kept only if every verification
+trial beats every baseline trial in a direction this host controls.
+
+Throughput is the payload the kernel counted as delivered (tcpi_delivered at
+the sender), so no figure can exceed the path.
 
 --lab builds a lab link, runs "tcptune serve" in end b and the trials from
-end a, applies candidates in both namespaces, and removes the link.
---peer runs against a tcptune or iperf3 server and applies candidates on
-this host (root): without --apply the host ends with its starting values.`,
+end a (in this process), applies candidates in both namespaces, and removes
+the link. --peer runs against a tcptune or iperf3 server and changes only this
+host: its tcp_wmem for forward, its tcp_rmem for reverse; where the peer's
+buffer limits, tune prints the command for the peer. Without --apply the host
+ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`,
 		Example: "  tcptune tune --lab\n  tcptune tune --lab --rate 100mbit --rtt 200ms --report tune.html\n  tcptune tune --peer 10.0.0.2 --rate 10gbit --apply --persist",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -18,6 +18,10 @@ import (
 // ladder is the multiples of the BDP the search steps through.
 var ladder = []float64{1, 1.5, 2, 3, 4, 6, 8}
 
+// headroom is the margin on the model's jump: the RTT grows under load
+// (a queue, a busy receiver), and with it the buffer a rate needs.
+const headroom = 1.15
+
 // screenCut: a screening trial this far below the best so far in its
 // direction is clearly worse, and the candidate's other direction is
 // not run.
@@ -197,7 +201,7 @@ func better(a, b *Candidate) bool { return a.Score > b.Score }
 // Each step jumps to the smallest ladder value that the window model
 // says reaches the goodput: a buffer-limited flow moves in proportion
 // to its buffer, so the buffer needed is the current one × goodput ÷
-// rate. When a step gains less than half of what the model predicted,
+// rate, with headroom. When a step gains less than half of what the model predicted,
 // the buffer has stopped paying (loss or the congestion window hold
 // the flow) and the climb ends there.
 func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error) {
@@ -298,7 +302,7 @@ func (r *runner) nextStep(last *Candidate, lossy *bool) (point, map[string]strin
 		cur := map[string]int64{keyRmem: from.R, keyWmem: from.W}[k.key]
 		want := float64(cur)
 		if res.Goodput > 0 && t.BitsPerSecond > 0 {
-			want = float64(cur) * res.Goodput / t.BitsPerSecond
+			want = float64(cur) * res.Goodput / t.BitsPerSecond * headroom
 		}
 		up := r.atLeast(max(want, 1.05*float64(cur)))
 		if up == 0 {
@@ -444,11 +448,11 @@ func midpoint(a, b int64) int64 {
 }
 
 // trim lowers a maximum the search never raised (the baseline's own)
-// to what the model says the path needs (2 × BDP), if the plateau holds
-// and the trial does not name that buffer: the smallest settings, not
-// only the ones that were raised.
+// to what the model says the path needs (2 × BDP, with headroom), if
+// the plateau holds and the trial does not name that buffer: the
+// smallest settings, not only the ones that were raised.
 func (r *runner) trim(ctx context.Context, base, choice, best *Candidate) (*Candidate, error) {
-	need := roundUp(2 * float64(r.res.BDP))
+	need := roundUp(2 * headroom * float64(r.res.BDP))
 	p, b := at(choice), at(base)
 	q := p
 	// In --peer mode this host's rmem serves only reverse and its wmem
@@ -463,7 +467,7 @@ func (r *runner) trim(ctx context.Context, base, choice, best *Candidate) (*Cand
 		return choice, nil
 	}
 	why := reasons(choice, p, q, func(_ string, from int64) string {
-		return fmt.Sprintf("lowered from %s to 2 × BDP, the model's need: the plateau held", r.multiple(from))
+		return fmt.Sprintf("lowered from %s to %s, the model's need with headroom: the plateau held", r.multiple(from), r.multiple(need))
 	})
 	c := r.candidate(q, why)
 	r.res.Candidates = append(r.res.Candidates, c)
@@ -495,7 +499,10 @@ func (r *runner) lossy(c *Candidate) bool {
 // per socket, reported as -C).
 func (r *runner) levers(ctx context.Context, choice, best *Candidate) (*Candidate, error) {
 	res := r.res
-	r.pr.Stage("loss holds the congestion window: trying the congestion control and parallel streams")
+	r.pr.Stage("loss holds the congestion window: trying the congestion control and parallel streams (trials of half the time)")
+	saved := r.o.Time
+	r.o.Time = max(saved/2, time.Second)
+	defer func() { r.o.Time = saved }()
 	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
 	cur := norm(r.current[keyCC])
 	out := choice
