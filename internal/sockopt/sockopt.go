@@ -101,6 +101,7 @@ type TCPInfo struct {
 	BytesReceived uint64 `json:"bytes_received"`
 	Unacked       uint32 `json:"unacked"`   // segments in flight
 	Delivered     uint32 `json:"delivered"` // segments delivered, SACKed ones included (4.18+)
+	DataSegsOut   uint32 `json:"data_segs_out"`
 }
 
 // CwndBytes is the congestion window in bytes.
@@ -112,16 +113,24 @@ func (t *TCPInfo) InflightBytes() uint64 { return uint64(t.Unacked) * uint64(t.S
 
 // DeliveredSince is the payload the sender got to the receiver since
 // base: tcpi_delivered (segments, SACKed ones when they are SACKed, so
-// it does not jump when a hole is filled) × MSS. On kernels without
+// it does not jump when a hole is filled) × the average payload of a
+// data segment (tcpi_bytes_sent ÷ tcpi_data_segs_out; not the MSS:
+// an application that writes in pieces, or a small
+// tcp_notsent_lowat, sends segments shorter than the MSS, and counting
+// them as full ones overstates the rate). On kernels without
 // tcpi_delivered it falls back to tcpi_bytes_acked.
 func (t *TCPInfo) DeliveredSince(base *TCPInfo) int64 {
 	if base == nil {
 		base = &TCPInfo{}
 	}
-	if t.Delivered != 0 || base.Delivered != 0 {
-		return int64(t.Delivered-base.Delivered) * int64(t.SndMSS)
+	if t.Delivered == 0 && base.Delivered == 0 {
+		return int64(t.BytesAcked - base.BytesAcked)
 	}
-	return int64(t.BytesAcked - base.BytesAcked)
+	seg := float64(t.SndMSS)
+	if t.DataSegsOut > 0 && t.BytesSent > 0 {
+		seg = min(seg, float64(t.BytesSent)/float64(t.DataSegsOut))
+	}
+	return int64(float64(t.Delivered-base.Delivered) * seg)
 }
 
 // ReceivedSince is the payload a receiver took in order since base
