@@ -173,10 +173,12 @@ table{border-collapse:collapse;margin:1em 0}td,th{border-bottom:1px solid #ddd;p
 </style></head><body>
 <h1>tcptune tune</h1>
 <p>{{.R.Env}} — RTT {{printf "%.1f" .R.RTTms}} ms, rate {{.Rate}} ({{.R.RateSource}}), BDP {{.BDP}}.
-{{.R.Options.Trials}} trials of {{.R.Options.TimeS}} s per candidate and direction.</p>
+{{.R.Options.Trials}} trials of {{.R.Options.TimeS}} s per direction for the baseline and the verification, one to screen each step; throughput is {{.R.CountedBy}}.</p>
 {{range .Headlines}}<p class="headline">{{.}}</p>{{end}}
 <p>{{.R.Why}}</p>
-{{with .Choice}}{{if not .Baseline}}<h2>Chosen: {{.Name}}</h2><p>{{.Source}}</p>
+{{if .R.Steps}}<h2>Search</h2><ul>{{range .R.Steps}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .R.PeerAdvice}}<h2>On the peer (not changed by tune)</h2><ul>{{range .R.PeerAdvice}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
+{{with .Choice}}{{if not .Baseline}}<h2>{{if $.R.Kept}}Chosen{{else}}Tried and rolled back{{end}}: {{.Name}}</h2><p>{{.Source}}</p>
 <table><tr><th>key</th><th>value</th><th>why</th></tr>{{range .Settings}}<tr><td><code>{{.Key}}</code></td><td><code>{{.Value}}</code></td><td>{{.Reason}}</td></tr>{{end}}</table>{{end}}{{end}}
 {{if .Limits}}<h2>What limited the transfer</h2><ul>{{range .Limits}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <h2>Throughput per candidate</h2>

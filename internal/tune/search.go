@@ -130,8 +130,8 @@ func (r *runner) multiple(v int64) string {
 // from the current settings, with the current min and default kept.
 func (r *runner) candidate(p point, why map[string]string) *Candidate {
 	r.seq++
-	c := &Candidate{ID: fmt.Sprintf("search-%d", r.seq), Origin: OriginSearch, Source: "the search"}
-	var names []string
+	c := &Candidate{ID: fmt.Sprintf("search-%d", r.seq), Origin: OriginSearch}
+	var names, sizes []string
 	for _, k := range []struct {
 		key string
 		v   int64
@@ -141,7 +141,9 @@ func (r *runner) candidate(p point, why map[string]string) *Candidate {
 			continue
 		}
 		val := fmt.Sprintf("%s %s %d", cur[0], cur[1], k.v)
-		names = append(names, fmt.Sprintf("%s max %s (%s)", strings.TrimPrefix(k.key, "net.ipv4."), size(k.v), r.multiple(k.v)))
+		short := strings.TrimPrefix(strings.TrimPrefix(k.key, "net.ipv4."), "tcp_")
+		names = append(names, fmt.Sprintf("%s %s", short, r.multiple(k.v)))
+		sizes = append(sizes, fmt.Sprintf("%s max %s", strings.TrimPrefix(k.key, "net.ipv4."), size(k.v)))
 		if norm(val) == norm(r.current[k.key]) {
 			continue
 		}
@@ -152,6 +154,7 @@ func (r *runner) candidate(p point, why map[string]string) *Candidate {
 		c.Settings = append(c.Settings, Setting{Key: k.key, Value: val, Reason: reason})
 	}
 	c.Name = strings.Join(names, ", ")
+	c.Source = "the search: " + strings.Join(sizes, ", ")
 	c.resolve(r.current)
 	return c
 }

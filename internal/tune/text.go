@@ -60,7 +60,7 @@ func (r *Result) CountedBy() string {
 	}
 	var parts []string
 	if seen["sender"] {
-		parts = append(parts, "tcpi_delivered × MSS at the sender")
+		parts = append(parts, "tcpi_delivered × the average segment payload, at the sender")
 	}
 	if seen["receiver"] {
 		parts = append(parts, "tcpi_bytes_received at the receiver where the sender's count was out of reach (a stock iperf3 sending): it jumps when a hole is filled")

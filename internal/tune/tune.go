@@ -217,7 +217,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		return res, nil
 	}
 	pr.Stage("verifying %s with %d fresh trials per direction", choice.Name, o.Trials)
-	v := &Candidate{ID: "verify", Name: "verification of " + choice.Name, Source: choice.ID, Settings: choice.Settings, Origin: OriginVerify, Congestion: choice.Congestion}
+	v := &Candidate{ID: "verify", Name: "verification (fresh trials)", Source: choice.Name, Settings: choice.Settings, Origin: OriginVerify, Congestion: choice.Congestion}
 	v.resolve(current)
 	res.Verify = v
 	if err := r.trials(ctx, v, o.Trials, o.Directions, TrialSpec{Congestion: choice.Congestion}); err != nil {
