@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"log/slog"
 	"time"
 
@@ -62,15 +61,9 @@ TCP_INFO figures back, so that reverse (-R) tests say what limited them.`,
   tcptune serve -1 -J`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := server.New(f.options(cmd)).ListenAndServe(cmd.Context())
-			if errors.Is(err, errInterrupted) {
-				return nil
-			}
-			return err
+			return server.New(f.options(cmd)).ListenAndServe(cmd.Context())
 		},
 	}
 	f.register(cmd.Flags())
 	return cmd
 }
-
-var errInterrupted = errors.New("interrupted")

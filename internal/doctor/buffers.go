@@ -24,7 +24,6 @@ func checkBuffers(h Host, f *facts) []Result {
 	if err != nil {
 		return []Result{na("buffers", fmt.Sprintf("%s; RTT to %s unmeasurable: %v", ev, h.Peer, err))}
 	}
-	f.rtt = rtt
 	if f.speedMbps <= 0 {
 		return []Result{{Check: "buffers", Verdict: OK, Evidence: fmt.Sprintf("%s; RTT %v, but the link speed is unknown: use tcptune advise --rate R --rtt %v", ev, rtt.Round(10*time.Microsecond), rtt.Round(10*time.Microsecond))}}
 	}

@@ -86,7 +86,6 @@ type check func(h Host, ctx *facts) []Result
 // facts are shared between checks (the NIC's speed, the RTT).
 type facts struct {
 	speedMbps int64 // 0 = unknown
-	rtt       time.Duration
 }
 
 // Run runs every check.

@@ -18,10 +18,6 @@ import (
 	"github.com/tcptune/tcptune/internal/testutil"
 )
 
-// testLinks are every link name the suite uses; leftovers of a killed
-// run are removed first.
-var testLinks = []string{"tt-life", "tt-life2", "tt-rtt1", "tt-rtt10", "tt-rtt50", "tt-rtt200", "tt-table", "tt-loss", "tt-queue"}
-
 func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 
 type labT struct {

@@ -25,8 +25,6 @@ const (
 type Printer struct {
 	W    io.Writer
 	Mode Mode
-	// Quiet suppresses the text report (used by --repeat with -J).
-	Quiet bool
 
 	mu         sync.Mutex
 	meta       Meta
@@ -41,7 +39,7 @@ func NewPrinter(w io.Writer, mode Mode) *Printer { return &Printer{W: w, Mode: m
 
 // Textf prints a line in text mode only.
 func (p *Printer) Textf(format string, args ...any) {
-	if p.Mode != Text || p.Quiet {
+	if p.Mode != Text {
 		return
 	}
 	p.mu.Lock()
@@ -83,9 +81,6 @@ func (p *Printer) Interval(iv engine.Interval) {
 	case JSONStream:
 		p.event("interval", obj)
 	default:
-		if p.Quiet {
-			return
-		}
 		if !p.headerDone {
 			fmt.Fprintln(p.W, Header(p.meta, p.localSends, p.tcpInfo))
 			p.headerDone = true
@@ -109,9 +104,6 @@ func (p *Printer) End(s Summary, ext any) {
 			p.event("tcptune", ext)
 		}
 	case Text:
-		if p.Quiet {
-			return
-		}
 		for _, l := range EndLines(p.meta, s) {
 			fmt.Fprintln(p.W, l)
 		}
@@ -131,7 +123,7 @@ func (p *Printer) ServerOutput(js json.RawMessage, text string) {
 			p.event("server_output_text", text)
 		}
 	case Text:
-		if text != "" && !p.Quiet {
+		if text != "" {
 			fmt.Fprintf(p.W, "\nServer output:\n%s", text)
 		}
 	}
