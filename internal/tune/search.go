@@ -415,16 +415,7 @@ func (r *runner) bisect(ctx context.Context, path []*Candidate, choice, best *Ca
 		lo := map[string]int64{keyRmem: p.R, keyWmem: p.W}[key]
 		return fmt.Sprintf("bisected between %s (short of the plateau) and %s (on it)", r.multiple(lo), r.multiple(hi))
 	})
-	c := r.candidate(mid, why)
-	r.res.Candidates = append(r.res.Candidates, c)
-	r.res.Steps = append(r.res.Steps, "bisect: "+c.Name)
-	if err := r.screen(ctx, c, best, TrialSpec{}); err != nil {
-		return nil, err
-	}
-	if r.onPlateau(c, choice, best) {
-		return c, nil
-	}
-	return choice, nil
+	return r.tryLower(ctx, "bisect", mid, why, choice, best)
 }
 
 // reasons carries c's reasons over to a candidate that moves from p to
@@ -472,9 +463,15 @@ func (r *runner) trim(ctx context.Context, base, choice, best *Candidate) (*Cand
 	why := reasons(choice, p, q, func(_ string, from int64) string {
 		return fmt.Sprintf("lowered from %s to %s, the model's need with headroom: the plateau held", r.multiple(from), r.multiple(need))
 	})
+	return r.tryLower(ctx, "trim", q, why, choice, best)
+}
+
+// tryLower screens the point q below the choice and returns it if it
+// stays on the plateau, else the choice.
+func (r *runner) tryLower(ctx context.Context, what string, q point, why map[string]string, choice, best *Candidate) (*Candidate, error) {
 	c := r.candidate(q, why)
 	r.res.Candidates = append(r.res.Candidates, c)
-	r.res.Steps = append(r.res.Steps, "trim: "+c.Name)
+	r.res.Steps = append(r.res.Steps, what+": "+c.Name)
 	if err := r.screen(ctx, c, best, TrialSpec{}); err != nil {
 		return nil, err
 	}
