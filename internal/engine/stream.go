@@ -35,17 +35,28 @@ type Stream struct {
 	bytes   atomic.Int64
 	blocks  atomic.Int64
 	packets atomic.Int64 // UDP datagrams sent
-	lastRx  atomic.Int64 // unix nanos of the last data received
 
 	mu  sync.Mutex
 	udp udpRecv
 
 	err     atomic.Pointer[error]
 	stopped atomic.Bool
+
+	raw *rawSocket // Linux TCP: the socket, out of the netpoller
 }
 
-// NewTCPStream wraps a connected TCP socket.
+// NewTCPStream wraps a connected TCP socket. On Linux the stream takes
+// the socket over (c is closed; the connection is not): see rawio_linux.go.
 func NewTCPStream(id int, c net.Conn, sender bool) *Stream {
+	if raw, err := detach(c); err == nil {
+		s := &Stream{ID: id, Sender: sender, raw: raw, rc: raw, Local: c.LocalAddr(), Remote: c.RemoteAddr()}
+		raw.Control(func(fd uintptr) { s.Socket = int(fd) })
+		return s
+	}
+	return newStream(id, c, sender)
+}
+
+func newStream(id int, c net.Conn, sender bool) *Stream {
 	s := &Stream{ID: id, Sender: sender, conn: c, Local: c.LocalAddr(), Remote: c.RemoteAddr()}
 	if sc, ok := c.(syscall.Conn); ok {
 		if rc, err := sc.SyscallConn(); err == nil {
@@ -58,7 +69,7 @@ func NewTCPStream(id int, c net.Conn, sender bool) *Stream {
 
 // NewUDPStream wraps a connected UDP socket (the client side).
 func NewUDPStream(id int, c net.Conn, sender bool) *Stream {
-	s := NewTCPStream(id, c, sender)
+	s := newStream(id, c, sender)
 	s.UDP = true
 	return s
 }
@@ -104,8 +115,11 @@ func (s *Stream) TCPInfo() *sockopt.TCPInfo {
 	return ti
 }
 
-// Close closes the stream's socket.
+// Close closes the stream's socket, after waking a loop that uses it.
 func (s *Stream) Close() {
+	if s.raw != nil {
+		s.raw.Close()
+	}
 	if s.conn != nil {
 		s.conn.Close()
 	}
@@ -113,6 +127,9 @@ func (s *Stream) Close() {
 
 // interrupt makes blocked reads and writes return at once.
 func (s *Stream) interrupt() {
+	if s.raw != nil {
+		s.raw.interrupt()
+	}
 	if s.conn != nil {
 		s.conn.SetDeadline(time.Unix(1, 0))
 	}
@@ -120,13 +137,14 @@ func (s *Stream) interrupt() {
 
 // runConfig is what a stream goroutine needs to know.
 type runConfig struct {
-	blockLen int
-	rate     float64 // bit/s per stream, 0 = unlimited
-	zeroCopy bool
-	counter  *Limit
-	stop     *atomic.Bool
-	udp64    bool
-	epoch    time.Time
+	blockLen   int
+	rate       float64 // bit/s per stream, 0 = unlimited
+	zeroCopy   bool
+	skipRxCopy bool // receive with MSG_TRUNC: count, do not copy
+	counter    *Limit
+	stop       *atomic.Bool
+	udp64      bool
+	epoch      time.Time
 }
 
 func (s *Stream) run(cfg runConfig) {
@@ -137,6 +155,7 @@ func (s *Stream) run(cfg runConfig) {
 		s.recvUDP(cfg)
 	case s.UDP:
 		// fed by the server's dispatcher
+	case s.runRaw(cfg):
 	case s.Sender:
 		s.sendTCP(cfg)
 	default:
@@ -226,7 +245,6 @@ func (s *Stream) recvTCP(cfg runConfig) {
 		n, err := s.conn.Read(buf)
 		if n > 0 {
 			s.bytes.Add(int64(n))
-			s.lastRx.Store(time.Now().UnixNano())
 			if cfg.blockLen > 0 {
 				cfg.counter.add(int64(n), 0)
 			}

@@ -18,6 +18,10 @@ type Config struct {
 	Interval   time.Duration // reporting interval; 0 = no interval reports
 	Omit       time.Duration // -O: leading period left out of the totals
 	Limit      *Limit        // client end condition by volume; nil on the server
+	SkipRxCopy bool          // receive with MSG_TRUNC: count without copying (--skip-rx-copy)
+	// Procs is the process's GOMAXPROCS budget for streams that sleep
+	// in the kernel holding a processor (rawio_linux.go); nil makes one.
+	Procs      *Procs
 	OnInterval func(Interval)
 }
 
@@ -148,7 +152,19 @@ func (t *Test) Start() {
 		t.track[i].baseInfo = s.TCPInfo()
 		t.track[i].prevInfo = t.track[i].baseInfo
 	}
-	rc := runConfig{blockLen: t.cfg.BlockLen, rate: t.cfg.Rate, zeroCopy: t.cfg.ZeroCopy, counter: t.cfg.Limit, stop: &t.stop, udp64: t.cfg.UDP64, epoch: t.epoch}
+	rc := runConfig{blockLen: t.cfg.BlockLen, rate: t.cfg.Rate, zeroCopy: t.cfg.ZeroCopy, skipRxCopy: t.cfg.SkipRxCopy,
+		counter: t.cfg.Limit, stop: &t.stop, udp64: t.cfg.UDP64, epoch: t.epoch}
+	raw := 0
+	for _, s := range t.Streams {
+		if s.raw != nil {
+			raw++
+		}
+	}
+	procs := t.cfg.Procs
+	if procs == nil {
+		procs = NewProcs()
+	}
+	release := procs.Reserve(raw)
 	for _, s := range t.Streams {
 		t.wg.Add(1)
 		go func(s *Stream) {
@@ -156,6 +172,10 @@ func (t *Test) Start() {
 			s.run(rc)
 		}(s)
 	}
+	go func() {
+		t.wg.Wait()
+		release()
+	}()
 	go t.sampler()
 }
 

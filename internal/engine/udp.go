@@ -114,7 +114,6 @@ func (s *Stream) feed(b []byte, arrival float64, udp64 bool) {
 		seq = int64(binary.BigEndian.Uint32(b[8:12]))
 	}
 	s.bytes.Add(int64(len(b)))
-	s.lastRx.Store(time.Now().UnixNano())
 	s.mu.Lock()
 	s.udp.add(seq, float64(sec)+float64(usec)/1e6, arrival)
 	s.mu.Unlock()

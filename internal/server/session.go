@@ -325,11 +325,13 @@ func (t *session) serve(ctx context.Context, streams []*engine.Stream) {
 		t.logf("control connection: %v", err)
 		return
 	}
+	// The streams run before the client hears TEST_RUNNING: its first
+	// bytes find a reader waiting.
+	t.test.Start()
 	if err := wire.WriteState(t.ctrl, wire.TestRunning); err != nil {
 		t.logf("control connection: %v", err)
 		return
 	}
-	t.test.Start()
 	if !t.waitEnd(ctx) {
 		return
 	}

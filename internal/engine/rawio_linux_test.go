@@ -1,0 +1,111 @@
+//go:build linux
+
+package engine
+
+import (
+	"net"
+	"os"
+	"testing"
+	"time"
+)
+
+func tcpPair(t *testing.T) (client, server net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan net.Conn, 1)
+	go func() { c, _ := ln.Accept(); acc <- c }()
+	cc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cc, <-acc
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+// The Linux streams leave the netpoller; Stop must still wake a receiver
+// that waits for data that never comes and a sender whose peer reads
+// nothing, at once and within the sleep bound respectively.
+func TestRawStopWakesBlockedStreams(t *testing.T) {
+	before := openFDs(t)
+	cc, sc := tcpPair(t)
+	rx := NewTCPStream(1, sc, false)
+	tx := NewTCPStream(1, cc, true)
+	if rx.raw == nil || tx.raw == nil || rx.Conn() != nil {
+		t.Fatal("TCP streams on Linux should own their sockets outside net.Conn")
+	}
+	recv := NewTest(Config{BlockLen: 64 << 10}, []*Stream{rx})
+	recv.Start()
+	time.Sleep(100 * time.Millisecond)
+	t0 := time.Now()
+	recv.Stop()
+	if d := time.Since(t0); d > 50*time.Millisecond {
+		t.Errorf("Stop of an idle receiver took %v: the shutdown did not wake recvfrom", d)
+	}
+	// Nobody reads now: the sender fills both buffers and sleeps in sendto.
+	send := NewTest(Config{BlockLen: 64 << 10}, []*Stream{tx})
+	send.Start()
+	time.Sleep(300 * time.Millisecond)
+	t0 = time.Now()
+	send.Stop()
+	if d := time.Since(t0); d > sleepBound+200*time.Millisecond {
+		t.Errorf("Stop of a blocked sender took %v (bound %v)", d, sleepBound)
+	}
+	if tx.Bytes() == 0 || tx.Err() != nil {
+		t.Errorf("sender moved %d bytes, err %v", tx.Bytes(), tx.Err())
+	}
+	if ti := tx.TCPInfo(); ti == nil {
+		t.Error("TCP_INFO unreadable on a detached socket")
+	}
+	send.CloseStreams()
+	recv.CloseStreams()
+	if ti := tx.TCPInfo(); ti != nil {
+		t.Error("TCP_INFO readable after Close")
+	}
+	if after := openFDs(t); after > before {
+		t.Errorf("%d descriptors open after Close, %d before", after, before)
+	}
+}
+
+// -Z sends with sendfile from a memory file; --skip-rx-copy counts
+// without copying. Both must count every byte the other side saw.
+func TestRawZeroCopyAndSkipRxCopy(t *testing.T) {
+	cc, sc := tcpPair(t)
+	tx := NewTCPStream(1, cc, true)
+	rx := NewTCPStream(1, sc, false)
+	limit := NewLimit(64<<20, 0, 128<<10)
+	send := NewTest(Config{BlockLen: 128 << 10, ZeroCopy: true, Limit: limit}, []*Stream{tx})
+	recv := NewTest(Config{BlockLen: 128 << 10, SkipRxCopy: true}, []*Stream{rx})
+	recv.Start()
+	send.Start()
+	select {
+	case <-limit.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("64 MiB not sent in 20 s")
+	}
+	send.Stop()
+	send.CloseStreams() // FIN: the receiver reads to the end
+	deadline := time.Now().Add(5 * time.Second)
+	for rx.Bytes() < tx.Bytes() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	recv.Stop()
+	recv.CloseStreams()
+	if tx.Bytes() < 64<<20 || rx.Bytes() != tx.Bytes() {
+		t.Fatalf("sent %d, received %d", tx.Bytes(), rx.Bytes())
+	}
+	if tx.Err() != nil || rx.Err() != nil {
+		t.Fatalf("errors: %v, %v", tx.Err(), rx.Err())
+	}
+}
