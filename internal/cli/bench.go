@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -39,11 +40,14 @@ type benchFlags struct {
 	interval       time.Duration
 	json           bool
 	jsonStream     bool
+	jsonFull       bool
+	keepAlive      *net.KeepAliveConfig
 	serverOutput   bool
 	ipv4, ipv6     bool
 	bind           string
 	connectTimeout int
 	zerocopy       bool
+	skipRxCopy     bool
 	affinity       string
 	tos            string
 	cport          int
@@ -75,12 +79,14 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	secondsVarP(fs, &f.interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")
 	fs.BoolVarP(&f.json, "json", "J", false, "output in JSON format (iperf3's -J schema; tcptune's additions under \"tcptune\")")
 	fs.BoolVar(&f.jsonStream, "json-stream", false, "output in line-delimited JSON events")
+	fs.BoolVar(&f.jsonFull, "json-stream-full-output", false, "with --json-stream (implied): also print the -J document at the end")
 	fs.BoolVar(&f.serverOutput, "get-server-output", false, "get results from the server")
 	fs.BoolVarP(&f.ipv4, "version4", "4", false, "only use IPv4")
 	fs.BoolVarP(&f.ipv6, "version6", "6", false, "only use IPv6")
 	fs.StringVarP(&f.bind, "bind", "B", "", "bind to the interface associated with this address")
 	intVarP(fs, &f.connectTimeout, "connect-timeout", "", 0, 0, 3600000, "milliseconds", "timeout for the control connection setup (ms)")
-	fs.BoolVarP(&f.zerocopy, "zerocopy", "Z", false, "use a 'zero copy' method of sending data (sendfile)")
+	fs.BoolVarP(&f.zerocopy, "zerocopy", "Z", false, "use a 'zero copy' method of sending data (sendfile from memory, Linux)")
+	fs.BoolVar(&f.skipRxCopy, "skip-rx-copy", false, "ignore received data instead of copying it (MSG_TRUNC, Linux TCP; iperf3 3.19+ servers)")
 	fs.StringVarP(&f.affinity, "affinity", "A", "", "set CPU affinity n[,m]: n for this side, m for the server (Linux)")
 	fs.StringVarP(&f.tos, "tos", "S", "", "set the IP type of service, 0-255 (decimal, 0x hex or 0 octal)")
 	intVarP(fs, &f.cport, "cport", "", 0, 0, 65535, "a port", "bind data streams to this client port (and the ports after it for -P)")
@@ -90,12 +96,14 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.udp64, "udp-counters-64bit", false, "use 64-bit counters in UDP test packets")
 	rateVarP(fs, &f.fqRate, "fq-rate", "", "enable fair-queuing based socket pacing in bits/sec (Linux)")
 	fs.BoolVar(&f.dontFrag, "dont-fragment", false, "set IPv4 Don't Fragment flag")
+	fs.Var(&keepAliveValue{&f.keepAlive}, "cntl-ka", "use TCP keepalive on the control connection: [IDLE/INTERVAL/COUNT], each optional (system default)")
+	fs.Lookup("cntl-ka").NoOptDefVal = " "
 }
 
 // options validates the flags together and builds client options.
 func (f *benchFlags) options() (client.Options, int, error) {
 	o := client.Options{Host: f.host, Port: f.port, Interval: f.interval, Bind: f.bind, CPort: f.cport,
-		ConnectTimeout: time.Duration(f.connectTimeout) * time.Millisecond, Unit: f.format}
+		ConnectTimeout: time.Duration(f.connectTimeout) * time.Millisecond, Unit: f.format, KeepAlive: f.keepAlive}
 	if f.format == 'a' {
 		o.Unit = 0
 	}
@@ -110,14 +118,14 @@ func (f *benchFlags) options() (client.Options, int, error) {
 	if f.reverse && f.bidir {
 		return o, -1, errors.New("-R and --bidir: choose one")
 	}
-	if f.json && f.jsonStream {
+	if f.json && (f.jsonStream || f.jsonFull) {
 		return o, -1, errors.New("-J and --json-stream: choose one")
 	}
 	p := wire.Params{UDP: f.udp, Omit: f.omit, Time: f.time, Num: f.bytes, BlockCount: f.blocks, Parallel: f.parallel,
 		Len: int(f.length), ServerAffinity: -1, MSS: f.mss, NoDelay: f.nodelay, Reverse: f.reverse, Bidirectional: f.bidir,
 		Window: int(f.window), Bandwidth: int64(f.bitrate), FQRate: int64(f.fqRate), PacingTimer: 1000,
 		Title: f.title, Congestion: f.congestion, GetServerOutput: f.serverOutput, UDPCounters64: f.udp64,
-		ZeroCopy: f.zerocopy, DontFragment: f.dontFrag}
+		ZeroCopy: f.zerocopy, SkipRxCopy: f.skipRxCopy, DontFragment: f.dontFrag}
 	if f.bytes > 0 || f.blocks > 0 {
 		p.Time = 0
 	}
@@ -153,6 +161,8 @@ func (f *benchFlags) mode() report.Mode {
 	switch {
 	case f.json:
 		return report.JSON
+	case f.jsonFull:
+		return report.JSONStreamFull
 	case f.jsonStream:
 		return report.JSONStream
 	}
@@ -228,9 +238,12 @@ func bench(ctx context.Context, o client.Options, mode report.Mode, repeat int, 
 		res, err := client.Run(ctx, o, pr)
 		last = pr
 		if err != nil {
-			if mode == report.JSON {
+			if mode.Collects() {
 				pr.W = out
 				pr.Flush()
+			}
+			if errors.Is(err, client.ErrInterrupted) {
+				return endedBySignal{err}
 			}
 			return err
 		}
@@ -252,15 +265,15 @@ func bench(ctx context.Context, o client.Options, mode report.Mode, repeat int, 
 		switch mode {
 		case report.Text:
 			fmt.Fprintln(out, line)
-		case report.JSON, report.JSONStream:
+		case report.JSON, report.JSONStream, report.JSONStreamFull:
 			ext.Repeat = &client.Repeat{Runs: runs, Summary: s}
 			last.SetExt(ext)
-			if mode == report.JSONStream {
+			if mode.Streams() {
 				out.Write(report.EventLine("repeat", ext.Repeat))
 			}
 		}
 	}
-	if mode == report.JSON && last != nil {
+	if mode.Collects() && last != nil {
 		last.W = out
 		last.Flush()
 	}

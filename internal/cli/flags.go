@@ -2,10 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/units"
 )
 
@@ -133,4 +136,18 @@ func containsByte(s string, b byte) bool {
 		}
 	}
 	return false
+}
+
+// keepAliveValue is --cntl-ka[=IDLE/INTERVAL/COUNT].
+type keepAliveValue struct{ p **net.KeepAliveConfig }
+
+func (v *keepAliveValue) String() string { return "" }
+func (v *keepAliveValue) Type() string   { return "idle/intv/cnt" }
+func (v *keepAliveValue) Set(s string) error {
+	ka, err := client.ParseKeepAlive(strings.TrimSpace(s))
+	if err != nil {
+		return err
+	}
+	*v.p = &ka
+	return nil
 }

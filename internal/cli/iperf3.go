@@ -2,16 +2,27 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"runtime"
 
 	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/daemon"
 	"github.com/tcptune/tcptune/internal/server"
+	"github.com/tcptune/tcptune/internal/version"
 )
+
+// iperf3Flags are the process flags of iperf3's command line.
+type iperf3Flags struct {
+	version, daemon, forceFlush bool
+	logfile, pidfile            string
+}
 
 // newIperf3Cmd is the drop-in: iperf3's command line (-s, or -c HOST),
 // so that scripts calling iperf3 run tcptune unchanged.
-func newIperf3Cmd() *cobra.Command {
+func newIperf3Cmd(args []string) *cobra.Command {
 	b := &benchFlags{}
 	s := &serveFlags{}
+	pf := &iperf3Flags{}
 	var serverMode bool
 	cmd := &cobra.Command{
 		Use:           "iperf3 (-s | -c HOST) [flags]",
@@ -19,7 +30,37 @@ func newIperf3Cmd() *cobra.Command {
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if pf.version {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s\n%s\nOptional features available: CPU affinity setting (Linux), TCP congestion algorithm setting (Linux), sendfile / zerocopy (Linux), skip rx copy (Linux), socket pacing (Linux), support IPv4 don't fragment\n",
+					version.Iperf3Line(), version.SystemInfo())
+				return nil
+			}
+			if pf.daemon {
+				if !serverMode {
+					return errors.New("-D/--daemon: only with -s (server mode)")
+				}
+				if _, err := daemon.Start(daemon.WithoutFlag(args, "daemon", 'D'), pf.logfile); err != nil {
+					return err
+				}
+				return nil
+			}
+			if pf.logfile != "" {
+				f, err := daemon.OpenLog(pf.logfile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				cmd.SetOut(f)
+				cmd.SetErr(f)
+			}
+			if pf.pidfile != "" {
+				remove, err := daemon.WritePIDFile(pf.pidfile)
+				if err != nil {
+					return err
+				}
+				defer remove()
+			}
 			switch {
 			case serverMode && b.host != "":
 				return errors.New("-s and -c: choose one")
@@ -40,6 +81,18 @@ func newIperf3Cmd() *cobra.Command {
 	intVarP(fs, &s.maxTests, "max-tests", "", 1, 1, 1024, "tests", "tests served at once (iperf3 serves one)")
 	intVarP(fs, &s.maxDuration, "server-max-duration", "", 0, 0, 86400, "seconds", "refuse tests longer than this")
 	intVarP(fs, &s.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "idle timeout for receiving data (ms)")
+	fs.BoolVarP(&pf.version, "version", "v", false, "print the version (iperf 3.22 (tcptune X.Y.Z)) and exit")
+	fs.BoolVarP(&pf.daemon, "daemon", "D", false, "run the server in the background as a daemon ("+runtime.GOOS+": "+daemonSupport()+")")
+	fs.StringVar(&pf.logfile, "logfile", "", "send output (and errors) to this file, appending")
+	fs.StringVarP(&pf.pidfile, "pidfile", "I", "", "write the process ID to this file while running")
+	fs.BoolVar(&pf.forceFlush, "forceflush", false, "flush output at every interval (tcptune never buffers output, so always)")
 	cmd.SetFlagErrorFunc(flagError)
 	return cmd
+}
+
+func daemonSupport() string {
+	if runtime.GOOS == "windows" {
+		return "not supported"
+	}
+	return "supported"
 }

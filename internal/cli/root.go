@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -68,12 +67,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	// dropped SSH session (HUP) as well as Ctrl-C and TERM. A closed
 	// output (SIGPIPE, "tune | head") is handled by the commands that
 	// change a host (see closedOutput).
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	var cmd *cobra.Command
 	name := "tcptune"
 	if base := filepath.Base(args[0]); strings.TrimSuffix(base, ".exe") == "iperf3" {
-		cmd = newIperf3Cmd()
+		cmd = newIperf3Cmd(args[1:])
 		name = "iperf3"
 	} else {
 		cmd = NewRoot()
@@ -86,7 +85,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		if errors.As(err, &code) {
 			return int(code)
 		}
-		fmt.Fprintf(stderr, "%s: error - %v\n", name, err)
+		var sig endedBySignal
+		if errors.As(err, &sig) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %v\n", name, sig.error)
+			return 0
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: error - %v\n", name, err)
 		return 1
 	}
 	return 0

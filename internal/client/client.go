@@ -42,6 +42,9 @@ type Options struct {
 	// attribution tell a full path from a buffer limit.
 	PathRate float64
 	IdleRTT  time.Duration
+	// KeepAlive, when set, turns on TCP keepalive on the control
+	// connection (--cntl-ka).
+	KeepAlive *net.KeepAliveConfig
 }
 
 // Outcome is what a finished test produced.
@@ -112,6 +115,11 @@ func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
 	defer ctrl.Close()
 	if tc, ok := ctrl.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
+		if o.KeepAlive != nil {
+			if err := tc.SetKeepAliveConfig(*o.KeepAlive); err != nil {
+				return nil, fmt.Errorf("--cntl-ka: %w", err)
+			}
+		}
 	}
 	s := &session{o: o, pr: pr, ctrl: ctrl, cookie: wire.NewCookie(), params: o.Params}
 	if o.Time > 0 {
@@ -151,9 +159,38 @@ func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
 		s.test.CloseStreams()
 	}
 	if err != nil && ctx.Err() != nil {
+		if s.test != nil && s.test.Started() {
+			// As iperf3 3.19+: what was sent so far is reported (the
+			// server's side unknown), and the run counts as ended.
+			return s.partial(), interrupted(context.Cause(ctx))
+		}
 		return out, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
 	return out, err
+}
+
+// ErrInterrupted is returned, wrapped, when a signal ended a test that
+// had started; the Outcome then holds this side's figures.
+var ErrInterrupted = errors.New("interrupt - the client has terminated")
+
+func interrupted(cause error) error {
+	var sig interface{ Signal() os.Signal }
+	if errors.As(cause, &sig) {
+		return fmt.Errorf("%w by signal %v", ErrInterrupted, cause)
+	}
+	return fmt.Errorf("%w: %v", ErrInterrupted, cause)
+}
+
+// partial reports a test cut short: this side's totals, nothing from
+// the server.
+func (s *session) partial() *Outcome {
+	t := s.test
+	totals := t.Totals()
+	sum := report.Summarize(s.meta, totals, nil, t.CPU())
+	x := extension(s.meta, totals, nil, nil)
+	s.pr.End(sum, x)
+	from, to := t.Period()
+	return &Outcome{Summary: sum, Meta: s.meta, Duration: t.Duration(), Ext: x, Totals: totals, Intervals: t.Intervals(), From: from, To: to}
 }
 
 func (s *session) readState(timeout time.Duration) (wire.State, error) {
@@ -178,7 +215,11 @@ func (s *session) loop(ctx context.Context) (*Outcome, error) {
 		}
 		switch st {
 		case wire.ParamExchange:
-			if err := wire.WriteJSON(s.ctrl, s.params); err != nil {
+			body, err := s.params.Encode()
+			if err != nil {
+				return nil, fmt.Errorf("parameters: %w", err)
+			}
+			if err := wire.WriteRaw(s.ctrl, body); err != nil {
 				return nil, fmt.Errorf("sending parameters: %w", err)
 			}
 		case wire.CreateStreams:
@@ -309,7 +350,7 @@ func (s *session) createStreams(ctx context.Context) error {
 	blk := s.params.BlockLen(s.meta.MSS)
 	s.limit = engine.NewLimit(s.params.Num, s.params.BlockCount, blk)
 	s.test = engine.NewTest(engine.Config{
-		BlockLen: blk, Rate: float64(s.params.Bandwidth), ZeroCopy: s.params.ZeroCopy,
+		BlockLen: blk, Rate: float64(s.params.Bandwidth), ZeroCopy: s.params.ZeroCopy, SkipRxCopy: s.params.SkipRxCopy,
 		UDP64: s.params.UDPCounters64, Interval: s.o.Interval, Omit: s.omit(),
 		Limit: s.limit, OnInterval: s.pr.Interval,
 	}, streams)
@@ -343,6 +384,7 @@ func (s *session) describe(streams []*engine.Stream, blk int) {
 	m.Cookie = wire.CookieString(s.cookie)
 	m.Params = s.params
 	m.BlockLen = blk
+	m.Interval = s.o.Interval
 	m.Started = time.Now()
 	m.Version = version.IperfString()
 	m.SystemInfo = version.SystemInfo()

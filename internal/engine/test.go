@@ -64,6 +64,7 @@ type StreamTotal struct {
 	Seconds         float64
 	HasTCPInfo      bool
 	Retransmits     int64 // -1 when unknown or not the sender
+	Reorder         int64 // reorderings the sender saw (tcpi_reord_seen), iperf3 3.20+
 	MaxCwnd         uint64
 	MaxSndWnd       uint64
 	MaxRTT, MinRTT  uint32
@@ -181,6 +182,9 @@ func (t *Test) Start() {
 
 // Epoch is the test's time origin (UDP timestamps use it).
 func (t *Test) Epoch() time.Time { return t.epoch }
+
+// Started reports whether Start has run.
+func (t *Test) Started() bool { return !t.epoch.IsZero() }
 
 // Stopped reports whether Stop has begun.
 func (t *Test) Stopped() bool { return t.stop.Load() }
@@ -396,6 +400,7 @@ func (t *Test) computeTotals() []StreamTotal {
 				base = &sockopt.TCPInfo{}
 			}
 			st.Retransmits = int64(last.TotalRetrans) - int64(base.TotalRetrans)
+			st.Reorder = int64(last.ReordSeen) - int64(base.ReordSeen)
 			st.MaxCwnd, st.MaxSndWnd = tr.maxCwnd, tr.maxSndWnd
 			st.MinRTT, st.MaxRTT = tr.minRTT, tr.maxRTT
 			if tr.nRTT > 0 {

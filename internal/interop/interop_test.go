@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,15 +31,68 @@ var cases = []struct {
 	{"udp100M", []string{"-t", "2", "-u", "-b", "100M"}, true},
 	{"window256K", []string{"-t", "2", "-w", "256K"}, false},
 	{"bytes100M", []string{"-n", "100M"}, false},
+	{"jsonstream", []string{"-t", "2", "--json-stream"}, false},
+}
+
+// peer is one iperf3 release to test against.
+type peer struct{ name, path string }
+
+// peers are Debian's iperf3 (3.12) and the newest (3.22, from sid, see
+// scripts/iperf3-newest.sh).
+func peers(t *testing.T) []peer {
+	return []peer{{"3.12", testutil.NeedIperf3(t)}, {"3.22", testutil.NeedIperf3Newest(t)}}
 }
 
 type doc map[string]any
 
-func parse(t *testing.T, out string) doc {
+// parse reads tcptune's -J document, or its --json-stream events (one
+// object a line), whose "end" event's data is the document's "end". No
+// object may hold a key twice.
+func parse(t *testing.T, out string) doc { return parseOutput(t, out, true) }
+
+// parseForeign reads iperf3's output: 3.12 prints sock_bufsize,
+// sndbuf_actual and rcvbuf_actual twice in "start" with -P.
+func parseForeign(t *testing.T, out string) doc { return parseOutput(t, out, false) }
+
+func parseOutput(t *testing.T, out string, unique bool) doc {
+	t.Helper()
+	if !strings.HasPrefix(strings.TrimSpace(out), "{\"event\"") {
+		return parseDoc(t, []byte(out), unique)
+	}
+	d := doc{}
+	events := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		ev := parseDoc(t, []byte(line), unique)
+		name, _ := ev["event"].(string)
+		events[name]++
+		switch name {
+		case "start", "end":
+			d[name] = ev["data"]
+		case "interval":
+			iv, _ := d["intervals"].([]any)
+			d["intervals"] = append(iv, ev["data"])
+		case "error":
+			d["error"] = ev["data"]
+		}
+	}
+	if events["start"] != 1 || events["end"] != 1 || events["interval"] == 0 {
+		t.Fatalf("--json-stream events %v, want one start, intervals, one end", events)
+	}
+	return d
+}
+
+func parseDoc(t *testing.T, b []byte, unique bool) doc {
 	t.Helper()
 	var d doc
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
-		t.Fatalf("output is not one JSON document: %v\n%.2000s", err, out)
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("output is not one JSON document: %v\n%.2000s", err, b)
+	}
+	if !unique {
+		return d
+	}
+	dups, err := testutil.DuplicateKeys(b)
+	if err != nil || len(dups) > 0 {
+		t.Fatalf("keys twice in one object: %v (%v)", dups, err)
 	}
 	return d
 }
@@ -103,8 +159,7 @@ func check(t *testing.T, d doc, args []string, udp bool) {
 	}
 }
 
-func startIperf3Server(t *testing.T) int {
-	ip := testutil.NeedIperf3(t)
+func startIperf3Server(t *testing.T, ip string) int {
 	port := testutil.FreePort(t)
 	testutil.Start(t, ip, "-s", "-p", strconv.Itoa(port))
 	testutil.WaitListening(t, port)
@@ -120,7 +175,10 @@ func startTcptuneServer(t *testing.T, extra ...string) (int, *testutil.Proc) {
 
 func runClient(t *testing.T, bin string, port int, args []string) string {
 	t.Helper()
-	all := append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-J"}, args...)
+	all := append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port)}, args...)
+	if !slices.Contains(args, "--json-stream") {
+		all = append(all, "-J")
+	}
 	if !strings.HasSuffix(bin, "iperf3") {
 		all = append([]string{"bench"}, all...)
 	}
@@ -141,7 +199,13 @@ func runClient(t *testing.T, bin string, port int, args []string) string {
 }
 
 func TestTcptuneClientIperf3Server(t *testing.T) {
-	port := startIperf3Server(t)
+	for _, pr := range peers(t) {
+		t.Run(pr.name, func(t *testing.T) { tcptuneClient(t, pr.path) })
+	}
+}
+
+func tcptuneClient(t *testing.T, ip string) {
+	port := startIperf3Server(t, ip)
 	bin := testutil.Binary(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -160,12 +224,16 @@ func TestTcptuneClientIperf3Server(t *testing.T) {
 }
 
 func TestIperf3ClientTcptuneServer(t *testing.T) {
-	ip := testutil.NeedIperf3(t)
 	port, srv := startTcptuneServer(t)
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			check(t, parse(t, runClient(t, ip, port, c.args)), c.args, c.udp)
-		})
+	for _, pr := range peers(t) {
+		for _, c := range cases {
+			if pr.name == "3.12" && slices.Contains(c.args, "--json-stream") {
+				continue // 3.17+
+			}
+			t.Run(pr.name+"/"+c.name, func(t *testing.T) {
+				check(t, parseForeign(t, runClient(t, pr.path, port, c.args)), c.args, c.udp)
+			})
+		}
 	}
 	if strings.Contains(srv.Stderr.String(), "panic") {
 		t.Fatalf("server panicked:\n%s", srv.Stderr.String())
@@ -221,8 +289,13 @@ func keyPaths(prefix string, v any, out map[string]bool) {
 // documents key by key: every key iperf3 prints, tcptune prints at the
 // same place.
 func TestJSONKeysMatchIperf3(t *testing.T) {
-	ip := testutil.NeedIperf3(t)
-	port := startIperf3Server(t)
+	for _, pr := range peers(t) {
+		t.Run(pr.name, func(t *testing.T) { jsonKeysMatch(t, pr.name, pr.path) })
+	}
+}
+
+func jsonKeysMatch(t *testing.T, release, ip string) {
+	port := startIperf3Server(t, ip)
 	bin := testutil.Binary(t)
 	for _, args := range [][]string{
 		{"-t", "1"}, {"-t", "1", "-P", "2"}, {"-t", "1", "-R"}, {"-t", "1", "--bidir"},
@@ -230,7 +303,7 @@ func TestJSONKeysMatchIperf3(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, ""), func(t *testing.T) {
 			ref, ours := map[string]bool{}, map[string]bool{}
-			keyPaths("", map[string]any(parse(t, runClient(t, ip, port, args))), ref)
+			keyPaths("", map[string]any(parseForeign(t, runClient(t, ip, port, args))), ref)
 			keyPaths("", map[string]any(parse(t, runClient(t, bin, port, args))), ours)
 			if len(ref) < 30 {
 				t.Fatalf("iperf3 document has only %d keys", len(ref))
@@ -246,11 +319,16 @@ func TestJSONKeysMatchIperf3(t *testing.T) {
 				t.Errorf("keys iperf3 prints that tcptune does not:\n  %s", strings.Join(missing, "\n  "))
 			}
 			// Our additions live under "tcptune" only, apart from keys
-			// that later iperf3 versions (3.13–3.21) added.
-			later := map[string]bool{".start.timestamp.timemillisecs": true, ".start.fq_rate": true,
-				".start.test_start.bidir": true, ".start.test_start.fqrate": true, ".start.target_bitrate": true,
-				".start.test_start.target_bitrate": true, ".intervals[].streams[].reorder": true,
-				".end.streams[].udp.out_of_order": true, ".start.tcp_mss_default": true}
+			// that iperf3 3.13–3.22 added (3.12 lacks them).
+			later := map[string]bool{}
+			if release == "3.12" {
+				later = map[string]bool{".start.timestamp.timemillisecs": true, ".start.fq_rate": true,
+					".start.test_start.bidir": true, ".start.test_start.fqrate": true, ".start.target_bitrate": true,
+					".start.test_start.target_bitrate": true, ".intervals[].streams[].reorder": true,
+					".end.streams[].udp.out_of_order": true, ".start.tcp_mss_default": true,
+					".start.test_start.interval": true, ".start.test_start.gso": true, ".start.test_start.gro": true,
+					".end.streams[].sender.reorder": true}
+			}
 			var extra []string
 			for k := range ours {
 				if !ref[k] && !strings.HasPrefix(k, ".tcptune") && !later[k] {
@@ -302,7 +380,7 @@ func TestConcurrentTests(t *testing.T) {
 			t.Errorf("%s failed: %s %s", name, p.Stdout.String(), p.Stderr.String())
 			continue
 		}
-		check(t, parse(t, p.Stdout.String()), nil, name == "iperf3 udp" && false)
+		check(t, parseForeign(t, p.Stdout.String()), nil, name == "iperf3 udp" && false)
 	}
 }
 
@@ -352,5 +430,92 @@ func TestIperf3Symlink(t *testing.T) {
 	check(t, d, []string{"-P", "2"}, false)
 	if !strings.Contains(fmt.Sprint(d.obj("start")["version"]), "tcptune") {
 		t.Errorf("the symlink did not run tcptune: %v", d.obj("start")["version"])
+	}
+	// Tools that drive iperf3 read the second word of --version.
+	for _, c := range []struct{ bin, flag, want string }{
+		{link, "--version", "3.22"}, {link, "-v", "3.22"}, {bin, "--version", "version"},
+	} {
+		out, _, err := testutil.Run(t, 10*time.Second, c.bin, c.flag)
+		if f := strings.Fields(out); err != nil || len(f) < 2 || f[1] != c.want {
+			t.Errorf("%s %s: %q (%v), want second word %q", c.bin, c.flag, out, err, c.want)
+		}
+	}
+	if out, _, _ := testutil.Run(t, 10*time.Second, bin, "--version"); !strings.HasPrefix(out, "tcptune version ") {
+		t.Errorf("tcptune --version: %q", out)
+	}
+
+	// -D: the server goes to the background (the command returns at
+	// once, status 0), writes its PID file (-I) and its output to
+	// --logfile, serves, and removes the PID file when it ends.
+	port2 := testutil.FreePort(t)
+	pidfile, logfile := dir+"/iperf3.pid", dir+"/iperf3.log"
+	if _, errOut, err := testutil.Run(t, 10*time.Second, link, "-s", "-D", "-p", strconv.Itoa(port2), "-I", pidfile, "--logfile", logfile, "--forceflush"); err != nil {
+		t.Fatalf("-D: %v %s", err, errOut)
+	}
+	testutil.WaitListening(t, port2)
+	var pid int
+	for i := 0; i < 50 && pid == 0; i++ {
+		b, _ := os.ReadFile(pidfile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pid <= 0 {
+		t.Fatal("no PID file from -D -I")
+	}
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Kill()
+	check(t, parseForeign(t, runClient(t, link, port2, []string{"-t", "1"})), nil, false)
+	proc.Signal(syscall.SIGTERM)
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(pidfile); os.IsNotExist(err) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Stat(pidfile); !os.IsNotExist(err) {
+		t.Error("the PID file outlived the server")
+	}
+	if b, _ := os.ReadFile(logfile); !strings.Contains(string(b), "receiver") {
+		t.Errorf("the log file lacks the test's report:\n%s", b)
+	}
+}
+
+// TestSignalsEndCleanly: as iperf3 3.19+, INT, TERM and HUP end a client
+// with the figures so far and exit status 0, and a server with status 0.
+func TestSignalsEndCleanly(t *testing.T) {
+	port, srv := startTcptuneServer(t)
+	bin := testutil.Binary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			c := testutil.Start(t, bin, "bench", "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "20", "-J")
+			time.Sleep(1500 * time.Millisecond)
+			c.Cmd.Process.Signal(sig)
+			if !c.Wait(10 * time.Second) {
+				t.Fatal("the client did not end on the signal")
+			}
+			if code := c.Cmd.ProcessState.ExitCode(); code != 0 {
+				t.Fatalf("exit status %d, want 0; stderr %s", code, c.Stderr.String())
+			}
+			d := parse(t, c.Stdout.String())
+			if e, _ := d["error"].(string); !strings.Contains(e, "the client has terminated by signal") {
+				t.Errorf("error %q", e)
+			}
+			if s := num(d.obj("end", "sum_sent"), "seconds"); s < 1 || s > 5 {
+				t.Errorf("sum_sent.seconds %v after 1.5 s", s)
+			}
+		})
+	}
+	// The server outlived its clients' signals: it serves a test, then
+	// ends on TERM with status 0.
+	check(t, parse(t, runClient(t, bin, port, []string{"-t", "1"})), nil, false)
+	srv.Cmd.Process.Signal(syscall.SIGTERM)
+	if !srv.Wait(10 * time.Second) {
+		t.Fatal("the server did not end on TERM")
+	}
+	if code := srv.Cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("server exit status %d on TERM", code)
 	}
 }

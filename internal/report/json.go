@@ -57,7 +57,8 @@ func StartObj(m Meta) Obj {
 		{"protocol", proto}, {"num_streams", p.Parallel}, {"blksize", m.BlockLen},
 		{"omit", p.Omit}, {"duration", p.Time}, {"bytes", p.Num}, {"blocks", p.BlockCount},
 		{"reverse", b01(p.Reverse)}, {"tos", p.TOS}, {"target_bitrate", p.Bandwidth},
-		{"bidir", b01(p.Bidirectional)}, {"fqrate", p.FQRate},
+		{"bidir", b01(p.Bidirectional)}, {"fqrate", p.FQRate}, {"interval", m.Interval.Seconds()},
+		{"gso", 0}, {"gro", 0},
 	}})
 	return o
 }
@@ -152,6 +153,9 @@ func sideObj(sd Side, socket int, tcpSender bool) Obj {
 	if tcpSender {
 		if sd.HasRetransmits {
 			o = append(o, KV{"retransmits", sd.Retransmits})
+			if socket >= 0 { // streams only, as 3.20+ prints it
+				o = append(o, KV{"reorder", sd.Reorder})
+			}
 		}
 		if socket >= 0 {
 			o = append(o, KV{"max_snd_cwnd", sd.MaxCwnd}, KV{"max_snd_wnd", sd.MaxSndWnd}, KV{"max_rtt", sd.MaxRTT}, KV{"min_rtt", sd.MinRTT}, KV{"mean_rtt", sd.MeanRTT})

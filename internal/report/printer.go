@@ -12,13 +12,21 @@ import (
 // Mode selects the output format.
 type Mode int
 
-// Output modes: iperf3's text, -J (one document at the end) and
-// --json-stream (one event per line).
+// Output modes: iperf3's text, -J (one document at the end),
+// --json-stream (one event per line) and --json-stream-full-output (the
+// events, then the -J document, as iperf3 3.20+ prints them).
 const (
 	Text Mode = iota
 	JSON
 	JSONStream
+	JSONStreamFull
 )
+
+// Streams reports whether the mode writes events as they happen.
+func (m Mode) Streams() bool { return m == JSONStream || m == JSONStreamFull }
+
+// Collects reports whether the mode writes the -J document at Flush.
+func (m Mode) Collects() bool { return m == JSON || m == JSONStreamFull }
 
 // Printer writes one test's report in the chosen mode. In JSON mode it
 // collects the document and writes it once, at Flush.
@@ -65,7 +73,7 @@ func (p *Printer) Start(m Meta, localSends, tcpInfo bool) {
 	p.meta, p.localSends, p.tcpInfo = m, localSends, tcpInfo
 	p.doc.Start = StartObj(m)
 	p.doc.Title, p.doc.Extra = m.Params.Title, m.Params.ExtraData
-	if p.Mode == JSONStream {
+	if p.Mode.Streams() {
 		p.event("start", p.doc.Start)
 	}
 }
@@ -75,12 +83,13 @@ func (p *Printer) Interval(iv engine.Interval) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	obj := IntervalObj(iv)
-	switch p.Mode {
-	case JSON:
+	if p.Mode.Collects() {
 		p.doc.Intervals = append(p.doc.Intervals, obj)
-	case JSONStream:
+	}
+	switch {
+	case p.Mode.Streams():
 		p.event("interval", obj)
-	default:
+	case p.Mode == Text:
 		if !p.headerDone {
 			fmt.Fprintln(p.W, Header(p.meta, p.localSends, p.tcpInfo))
 			p.headerDone = true
@@ -97,13 +106,13 @@ func (p *Printer) End(s Summary, ext any) {
 	defer p.mu.Unlock()
 	p.doc.End = EndObj(s)
 	p.doc.Tcptune = ext
-	switch p.Mode {
-	case JSONStream:
+	switch {
+	case p.Mode.Streams():
 		p.event("end", p.doc.End)
 		if ext != nil {
 			p.event("tcptune", ext)
 		}
-	case Text:
+	case p.Mode == Text:
 		for _, l := range EndLines(p.meta, s) {
 			fmt.Fprintln(p.W, l)
 		}
@@ -115,14 +124,14 @@ func (p *Printer) ServerOutput(js json.RawMessage, text string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.doc.ServerOut, p.doc.ServerTxt = js, text
-	switch p.Mode {
-	case JSONStream:
+	switch {
+	case p.Mode.Streams():
 		if len(js) > 0 {
 			p.event("server_output_json", js)
 		} else if text != "" {
 			p.event("server_output_text", text)
 		}
-	case Text:
+	case p.Mode == Text:
 		if text != "" {
 			fmt.Fprintf(p.W, "\nServer output:\n%s", text)
 		}
@@ -134,7 +143,7 @@ func (p *Printer) Error(err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.doc.Error = err.Error()
-	if p.Mode == JSONStream {
+	if p.Mode.Streams() {
 		p.event("error", p.doc.Error)
 	}
 }
@@ -153,9 +162,9 @@ func (p *Printer) Document() Document {
 	return p.doc
 }
 
-// Flush writes the -J document (JSON mode only).
+// Flush writes the -J document (the modes that collect it).
 func (p *Printer) Flush() {
-	if p.Mode != JSON {
+	if !p.Mode.Collects() {
 		return
 	}
 	p.W.Write(Indent(p.Document()))

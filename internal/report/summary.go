@@ -35,6 +35,7 @@ type Meta struct {
 	SystemInfo   string
 	Unit         byte // -f
 	CongestionCC string
+	Interval     time.Duration // reporting interval (test_start.interval, 3.17+)
 }
 
 // Side is one end's view of a stream or sum (iperf3's "sender" and
@@ -45,6 +46,7 @@ type Side struct {
 	BitsPerSecond       float64
 	HasRetransmits      bool
 	Retransmits         int64
+	Reorder             int64 // 3.20+; 0 when the peer did not say
 	MaxCwnd, MaxSndWnd  uint64
 	MaxRTT, MinRTT      uint32
 	MeanRTT             uint32
@@ -119,6 +121,7 @@ func Summarize(m Meta, totals []engine.StreamTotal, peer *wire.Results, cpu cpuu
 		if t.Sender {
 			local.HasRetransmits = t.HasTCPInfo
 			local.Retransmits = t.Retransmits
+			local.Reorder = t.Reorder
 			local.MaxCwnd, local.MaxSndWnd = t.MaxCwnd, t.MaxSndWnd
 			local.MaxRTT, local.MinRTT, local.MeanRTT = t.MaxRTT, t.MinRTT, t.MeanRTT
 			local.Packets = t.Packets

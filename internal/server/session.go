@@ -265,7 +265,7 @@ func (t *session) meta(streams []*engine.Stream) report.Meta {
 	h, p, _ := net.SplitHostPort(t.ctrl.RemoteAddr().String())
 	port := 0
 	fmt.Sscan(p, &port)
-	m := report.Meta{Server: true, Host: h, Port: port, Cookie: wire.CookieString(t.cookie), Params: *t.params,
+	m := report.Meta{Interval: t.srv.o.Interval, Server: true, Host: h, Port: port, Cookie: wire.CookieString(t.cookie), Params: *t.params,
 		BlockLen: t.params.BlockLen(1460), Started: time.Now(), Version: version.IperfString(), SystemInfo: version.SystemInfo()}
 	if tc, ok := t.ctrl.(*net.TCPConn); ok {
 		if rc, err := tc.SyscallConn(); err == nil {
@@ -310,7 +310,7 @@ func (t *session) serve(ctx context.Context, streams []*engine.Stream) {
 	}
 	t.pr.Start(m, sends, sockopt.HasTCPInfo && !p.UDP)
 	t.test = engine.NewTest(engine.Config{
-		BlockLen: m.BlockLen, Rate: float64(p.Bandwidth), ZeroCopy: p.ZeroCopy, UDP64: p.UDPCounters64,
+		BlockLen: m.BlockLen, Rate: float64(p.Bandwidth), ZeroCopy: p.ZeroCopy, SkipRxCopy: p.SkipRxCopy, UDP64: p.UDPCounters64,
 		Interval: t.srv.o.Interval, Omit: time.Duration(p.Omit) * time.Second, OnInterval: t.pr.Interval,
 	}, streams)
 	defer func() {

@@ -6,12 +6,15 @@ package testutil
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -166,4 +169,77 @@ func Run(t testing.TB, timeout time.Duration, name string, args ...string) (stdo
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err = cmd.Run()
 	return o.String(), e.String(), err
+}
+
+var (
+	newestOnce sync.Once
+	newestPath string
+	newestErr  error
+)
+
+// NeedIperf3Newest returns the newest iperf3 (Debian sid's, 3.22 at the
+// time of writing), fetched and unpacked by scripts/iperf3-newest.sh into
+// the build cache once per test process.
+func NeedIperf3Newest(t testing.TB) string {
+	t.Helper()
+	newestOnce.Do(func() {
+		cmd := exec.Command(filepath.Join(ModuleRoot(), "scripts", "iperf3-newest.sh"))
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			newestErr = fmt.Errorf("scripts/iperf3-newest.sh: %v: %s", err, strings.TrimSpace(stderr.String()))
+			return
+		}
+		newestPath = strings.TrimSpace(string(out))
+	})
+	if newestErr != nil {
+		Need(t, false, newestErr.Error())
+	}
+	return newestPath
+}
+
+// DuplicateKeys lists the keys that appear more than once in one object
+// of a JSON document (encoding/json keeps the last silently), as paths.
+func DuplicateKeys(data []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var dups []string
+	var walk func(path string) error
+	walk = func(path string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				k := kt.(string)
+				if seen[k] {
+					dups = append(dups, path+"."+k)
+				}
+				seen[k] = true
+				if err := walk(path + "." + k); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token() // '}'
+			return err
+		case json.Delim('['):
+			for dec.More() {
+				if err := walk(path + "[]"); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token() // ']'
+			return err
+		}
+		return nil
+	}
+	err := walk("")
+	return dups, err
 }

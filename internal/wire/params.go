@@ -37,6 +37,7 @@ type Params struct {
 	UDPCounters64   bool
 	RepeatingPay    bool
 	ZeroCopy        bool
+	SkipRxCopy      bool // 3.19+: the receiver counts with MSG_TRUNC, no copy
 	DontFragment    bool
 	ClientVersion   string
 	// Tcptune is our extension: present only when the client is tcptune.
@@ -140,6 +141,9 @@ func (p Params) MarshalJSON() ([]byte, error) {
 	if p.ZeroCopy {
 		put("zerocopy", 1)
 	}
+	if p.SkipRxCopy {
+		put("skip_rx_copy", 1)
+	}
 	if p.DontFragment {
 		put("dont_fragment", 1)
 	}
@@ -149,6 +153,23 @@ func (p Params) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// Encode is the parameter message a client sends, checked as an iperf3
+// 3.18+ server checks it: values in range (Validate) and the whole
+// message within MaxParamsJSON bytes.
+func (p Params) Encode() ([]byte, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	b, err := p.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxParamsJSON {
+		return nil, fmt.Errorf("the parameter message is %d bytes; servers accept at most %d (shorten --title or --extra-data)", len(b), MaxParamsJSON)
+	}
+	return b, nil
 }
 
 // fields is a decoded JSON object with typed accessors that record the
@@ -292,6 +313,7 @@ func ParseParams(data []byte) (*Params, error) {
 		UDPCounters64:   f.flag("udp_counters_64bit"),
 		RepeatingPay:    f.flag("repeating_payload"),
 		ZeroCopy:        f.flag("zerocopy"),
+		SkipRxCopy:      f.flag("skip_rx_copy"),
 		DontFragment:    f.flag("dont_fragment"),
 		ClientVersion:   f.str("client_version"),
 	}

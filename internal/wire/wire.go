@@ -30,7 +30,7 @@ const (
 	MaxMSS         = 32767
 	MaxBurst       = 1000
 	DefaultUDPRate = 1024 * 1024
-	Version        = "3.12" // the iperf3 version whose wire behaviour we speak
+	Version        = "3.22" // the iperf3 version whose wire behaviour we speak
 )
 
 // State is a control-channel state code. It is a signed byte on the wire.

@@ -160,3 +160,19 @@ func TestResultsQuirks(t *testing.T) {
 		t.Fatal("bad streams accepted")
 	}
 }
+
+func TestParamsEncodeChecks(t *testing.T) {
+	ok := Params{Time: 10, Parallel: 1, ServerAffinity: -1}
+	if _, err := ok.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]Params{
+		"no streams": {Time: 10, Parallel: 0, ServerAffinity: -1},
+		"omit 601":   {Time: 10, Omit: 601, Parallel: 1, ServerAffinity: -1},
+		"over 8 KiB": {Time: 10, Parallel: 1, ServerAffinity: -1, ExtraData: strings.Repeat("x", MaxParamsJSON)},
+	} {
+		if _, err := p.Encode(); err == nil {
+			t.Errorf("%s: encoded", name)
+		}
+	}
+}
