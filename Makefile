@@ -13,7 +13,8 @@ build:
 	$(GO) build -o $(BIN) ./cmd/tcptune
 
 # Debian packages the tests use: iperf3 (the interop peer), iproute2 (ip,
-# ss), procps (sysctl) and chromium (renders tune's HTML report).
+# ss), procps (sysctl) and chromium (renders tune's HTML report); and the
+# newest iperf3 (3.22, Debian sid's) unpacked under .cache/, not installed.
 deps:
 	@missing=""; \
 	command -v iperf3 >/dev/null 2>&1 || missing="$$missing iperf3"; \
@@ -25,6 +26,7 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@scripts/iperf3-newest.sh >/dev/null
 
 # -p 1: the lab and interop tests measure timing; packages run one at a time.
 test: deps build
