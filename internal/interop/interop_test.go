@@ -66,7 +66,7 @@ func parseOutput(t *testing.T, out string, unique bool) doc {
 		name, _ := ev["event"].(string)
 		events[name]++
 		switch name {
-		case "start", "end":
+		case "start", "end", "tcptune":
 			d[name] = ev["data"]
 		case "interval":
 			iv, _ := d["intervals"].([]any)

@@ -176,3 +176,19 @@ func TestParamsEncodeChecks(t *testing.T) {
 		}
 	}
 }
+
+// A 3.18+ server ignores keys it does not know; so does ours, and reads
+// the 3.19+ ones it does.
+func TestParseParamsNewerKeys(t *testing.T) {
+	p, err := ParseParams([]byte(`{"tcp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"zerocopy":1,"skip_rx_copy":1,"mptcp":0,"gso":0,"gso_dg_size":0,"gro":0,"some_future_key":{"x":[1,2]},"client_version":"3.22"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.SkipRxCopy || !p.ZeroCopy || p.ClientVersion != "3.22" {
+		t.Fatalf("%+v", p)
+	}
+	b, _ := p.MarshalJSON()
+	if !strings.Contains(string(b), `"zerocopy":1,"skip_rx_copy":1`) {
+		t.Fatalf("skip_rx_copy not sent as 3.22 sends it: %s", b)
+	}
+}
