@@ -4,6 +4,8 @@ GO      ?= go
 BIN     := bin/tcptune
 PKGS    := ./...
 OSES    := linux freebsd darwin windows illumos
+# The packages whose goroutines share state: run again under the race detector.
+RACE    := ./internal/server ./internal/engine ./internal/client ./internal/wire
 
 .PHONY: all build test unit deps cross fuzz demo bench clean
 
@@ -33,6 +35,7 @@ test: deps build
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -p 1 -timeout 12m $(PKGS)
+	$(GO) test -count=1 -race $(RACE)
 	$(MAKE) --no-print-directory fuzz cross
 
 unit:

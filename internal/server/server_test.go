@@ -279,3 +279,71 @@ func TestBusyRefusal(t *testing.T) {
 		t.Fatalf("client: want ErrBusy, got %v", err)
 	}
 }
+
+// TestConcurrentSessions runs tests with several streams at once through
+// the real client; under -race (make test) it checks that the accept
+// loop's hand-over of data connections is synchronised with the sessions.
+func TestConcurrentSessions(t *testing.T) {
+	_, addr, logs := startServer(t, Options{MaxTests: 4})
+	h, p, _ := net.SplitHostPort(addr)
+	port, _ := strconv.Atoi(p)
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func(reverse bool) {
+			defer wg.Done()
+			o := client.Options{Host: h, Port: port, Params: wire.Params{Time: 1, Parallel: 4, Reverse: reverse, ServerAffinity: -1, PacingTimer: 1000}}
+			res, err := client.Run(context.Background(), o, report.NewPrinter(io.Discard, report.Text))
+			if err == nil && res.Received() <= 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			errs <- err
+		}(i == 1)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("concurrent test: %v\n%s", err, logs.String())
+		}
+	}
+}
+
+// TestEarlyAndLateDataConnections sends data connections with a test's
+// cookie before the server asks for streams and after it has them. The
+// accept loop hands them over or turns them away (ACCESS_DENIED) on its
+// own goroutines while the session starts and stops accepting: under
+// -race (make test) that hand-over must be synchronised.
+func TestEarlyAndLateDataConnections(t *testing.T) {
+	_, addr, _ := startServer(t, Options{MaxTests: 4})
+	for i := 0; i < 5; i++ {
+		c, ck := control(t, addr)
+		early := dial(t, addr)
+		wire.WriteJSON(c, wire.Params{Time: 1, Parallel: 1, ServerAffinity: -1, ClientVersion: "3.22"})
+		early.Write(ck[:]) // races the session's switch to accepting
+		if st, _ := wire.ReadState(c); st != wire.CreateStreams {
+			t.Fatalf("want CREATE_STREAMS, got %v", st)
+		}
+		early.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		st, err := wire.ReadState(early)
+		switch {
+		case err == nil && st == wire.AccessDenied: // came too early: open the stream now
+			dial(t, addr).Write(ck[:])
+		case err == nil:
+			t.Fatalf("early data connection: got %v", st)
+		} // else it was taken as the stream
+		for _, want := range []wire.State{wire.TestStart, wire.TestRunning} {
+			if st, err := wire.ReadState(c); err != nil || st != want {
+				t.Fatalf("want %v, got %v %v", want, st, err)
+			}
+		}
+		late := dial(t, addr)
+		late.Write(ck[:])
+		if st, err := wire.ReadState(late); err != nil || st != wire.AccessDenied {
+			t.Fatalf("late data connection: got %v %v, want ACCESS_DENIED", st, err)
+		}
+		c.Close()
+	}
+	healthy(t, addr)
+}

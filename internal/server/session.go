@@ -10,6 +10,7 @@ import (
 	"net"
 	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/affinity"
@@ -27,9 +28,12 @@ type session struct {
 	cookie [wire.CookieSize]byte
 	serial int
 	params *wire.Params
-	// streams receives data connections while the test awaits them.
-	streams chan accepted
-	open    chan struct{} // closed while streams are accepted
+	// streams receives data connections while the test awaits them
+	// (accepting); offerStream runs on the accept loop's goroutines, so
+	// both are guarded by mu.
+	mu        sync.Mutex
+	streams   chan accepted
+	accepting bool
 	pr      *report.Printer
 	text    bytes.Buffer // the text report, for --get-server-output
 	test    *engine.Test
@@ -49,12 +53,9 @@ type accepted struct {
 
 // offerStream hands a data connection to the test if it awaits streams.
 func (t *session) offerStream(c accepted) bool {
-	if t.streams == nil {
-		return false
-	}
-	select {
-	case <-t.open:
-	default:
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.accepting {
 		return false
 	}
 	select {
@@ -202,10 +203,15 @@ func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
 		}
 		return streams, nil
 	}
-	t.streams = make(chan accepted, n)
-	t.open = make(chan struct{})
-	close(t.open)
-	defer func() { t.open = make(chan struct{}) }()
+	streamCh := make(chan accepted, n)
+	t.mu.Lock()
+	t.streams, t.accepting = streamCh, true
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.accepting = false
+		t.mu.Unlock()
+	}()
 	if err := wire.WriteState(t.ctrl, wire.CreateStreams); err != nil {
 		return nil, err
 	}
@@ -214,7 +220,7 @@ func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
 	var conns []accepted
 	for len(conns) < n {
 		select {
-		case a := <-t.streams:
+		case a := <-streamCh:
 			conns = append(conns, a)
 		case <-deadline.C:
 			for _, a := range conns {
