@@ -157,6 +157,7 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 	if err := save(o.BackupDir, b); err != nil {
 		return nil, changes, fmt.Errorf("backup: %w", err)
 	}
+	var rerr error
 	werr := nsx.Do(o.NetNS, func() error {
 		for i, c := range changes {
 			if o.PauseAfter > 0 && i == o.PauseAfter {
@@ -169,7 +170,7 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 				err = live().Set(c.Key, c.New)
 			}
 			if err != nil {
-				restore(changes[:i])
+				rerr = restore(changes[:i])
 				return err
 			}
 		}
@@ -177,11 +178,16 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 	})
 	if werr == nil && o.Persist {
 		if err := writePersist(b.PersistFile, changes, kvs); err != nil {
-			nsx.Do(o.NetNS, func() error { restore(changes); return nil })
+			nsx.Do(o.NetNS, func() error { rerr = restore(changes); return nil })
 			werr = err
 		}
 	}
 	if werr != nil {
+		if rerr != nil {
+			b.State = "partly-restored"
+			save(o.BackupDir, b)
+			return b, changes, fmt.Errorf("%v; %v (backup %s holds the old values)", werr, rerr, b.ID)
+		}
 		b.State = "restored"
 		save(o.BackupDir, b)
 		return b, changes, fmt.Errorf("%v: every value written was restored", werr)
@@ -189,15 +195,33 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 	return b, changes, nil
 }
 
-// restore writes the old values back, newest first.
+// RestoreError names the keys whose old value could not be written back.
+type RestoreError struct {
+	Keys []string
+	Err  error
+}
+
+func (e *RestoreError) Error() string {
+	return fmt.Sprintf("NOT restored: %s (%v)", strings.Join(e.Keys, ", "), e.Err)
+}
+
+func (e *RestoreError) Unwrap() error { return e.Err }
+
+// restore writes the old values back, newest first; a *RestoreError
+// names every key that failed.
 func restore(changes []Change) error {
 	var errs []error
+	var keys []string
 	for i := len(changes) - 1; i >= 0; i-- {
 		if err := live().Set(changes[i].Key, changes[i].Old); err != nil {
 			errs = append(errs, err)
+			keys = append(keys, changes[i].Key)
 		}
 	}
-	return errors.Join(errs...)
+	if len(keys) == 0 {
+		return nil
+	}
+	return &RestoreError{Keys: keys, Err: errors.Join(errs...)}
 }
 
 // writePersist writes the sysctl.d file atomically: every key of the
@@ -284,7 +308,20 @@ func Rollback(id string, o Options) (*Backup, error) {
 		}
 		return nil, fmt.Errorf("no backup to roll back for namespace %q (tcptune rollback --list)", o.NetNS)
 	}
-	err = nsx.Do(b.NetNS, func() error { return restore(b.Changes) })
+	// A backup file is input like any other: every key and old value is
+	// checked as apply checks a request, and the only file it may name
+	// is the one --persist writes, before anything is written.
+	if b.PersistFile != "" && filepath.Clean(b.PersistFile) != o.PersistFile() {
+		return b, fmt.Errorf("rollback %s: the backup names %q; apply only writes %s", b.ID, b.PersistFile, o.PersistFile())
+	}
+	err = nsx.Do(b.NetNS, func() error {
+		for _, c := range b.Changes {
+			if _, err := check(KV{Key: c.Key, Value: c.Old}); err != nil {
+				return fmt.Errorf("backup %s: %v", b.ID, err)
+			}
+		}
+		return restore(b.Changes)
+	})
 	if err != nil {
 		return b, fmt.Errorf("rollback %s: %w", b.ID, err)
 	}

@@ -178,3 +178,38 @@ func TestFaultInjection(t *testing.T) {
 		t.Fatal("rollback after a kill did not restore every value")
 	}
 }
+
+// A backup file is input: a key that leaves /proc/sys after the "/"→"."
+// translation, or a persist file other than the one apply writes, is
+// refused before anything is written.
+func TestRollbackValidatesBackups(t *testing.T) {
+	e := setup(t)
+	canary := filepath.Join(os.TempDir(), fmt.Sprintf("tcptune-canary-%d", rand.IntN(1e9)))
+	os.WriteFile(canary, []byte("original\n"), 0o644)
+	defer os.Remove(canary)
+	evil := filepath.Join(e.dir, "evil.conf")
+	backups := filepath.Join(e.dir, "backups")
+	os.MkdirAll(backups, 0o700)
+	orig := e.get("net.ipv4.tcp_rmem")
+	for id, b := range map[string]string{
+		"20260101-000000-aaaaaa": fmt.Sprintf(`{"id":"20260101-000000-aaaaaa","netns":%q,"state":"applied","changes":[{"key":"net.ipv4.tcp_rmem","old":"4096 65536 1048576","new":"x"},{"key":"net.//.//.//.%s","old":"pwned","new":"x"}]}`,
+			e.ns, strings.ReplaceAll(strings.TrimPrefix(canary, "/"), ".", "/")),
+		"20260101-000000-bbbbbb": fmt.Sprintf(`{"id":"20260101-000000-bbbbbb","netns":%q,"state":"applied","changes":[{"key":"net.ipv4.tcp_rmem","old":"4096 65536 1048576","new":"x"}],"persist_file":%q,"persist_old":"pwned"}`,
+			e.ns, evil),
+	} {
+		os.WriteFile(filepath.Join(backups, id+".json"), []byte(b), 0o600)
+		out, err := e.run(nil, "rollback", id)
+		if err == nil {
+			t.Errorf("rollback of a forged backup %s exited 0: %s", id, out)
+		}
+		if b, _ := os.ReadFile(canary); string(b) != "original\n" {
+			t.Fatalf("rollback %s overwrote %s: %q", id, canary, b)
+		}
+		if _, err := os.Stat(evil); err == nil {
+			t.Fatalf("rollback %s wrote %s", id, evil)
+		}
+		if got := e.get("net.ipv4.tcp_rmem"); got != orig {
+			t.Fatalf("rollback %s wrote tcp_rmem (%s) before refusing", id, got)
+		}
+	}
+}

@@ -22,19 +22,28 @@ func Host() FS { return FS{Root: "/"} }
 
 // Path maps a dotted key to its file: net.ipv4.tcp_rmem becomes
 // ROOT/proc/sys/net/ipv4/tcp_rmem; net.ipv4.conf.eth0/100.rp_filter
-// becomes .../conf/eth0.100/rp_filter.
+// becomes .../conf/eth0.100/rp_filter. A key whose components, after
+// that translation, are "." or ".." (net.//.tmp) or that would leave
+// /proc/sys is refused.
 func (f FS) Path(key string) (string, error) {
-	if key == "" || strings.Contains(key, "..") || strings.ContainsAny(key, " \t\n\x00") {
-		return "", fmt.Errorf("invalid sysctl key %q", key)
+	bad := fmt.Errorf("invalid sysctl key %q", key)
+	if key == "" || strings.Contains(key, "..") || strings.ContainsAny(key, " \t\n\x00\\") {
+		return "", bad
 	}
 	parts := strings.Split(key, ".")
 	for i, p := range parts {
-		if p == "" {
-			return "", fmt.Errorf("invalid sysctl key %q", key)
+		p = strings.ReplaceAll(p, "/", ".")
+		if p == "" || strings.HasPrefix(p, ".") || strings.Contains(p, "..") {
+			return "", bad
 		}
-		parts[i] = strings.ReplaceAll(p, "/", ".")
+		parts[i] = p
 	}
-	return filepath.Join(append([]string{f.Root, "proc", "sys"}, parts...)...), nil
+	base := filepath.Join(f.Root, "proc", "sys")
+	path := filepath.Join(append([]string{base}, parts...)...)
+	if rel, err := filepath.Rel(base, path); err != nil || rel == "." || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+		return "", bad
+	}
+	return path, nil
 }
 
 // Get returns the value with whitespace (tabs in vectors) folded to

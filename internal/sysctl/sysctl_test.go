@@ -38,3 +38,23 @@ func TestLive(t *testing.T) {
 		t.Fatalf("live tcp_rmem: %v %v", v, err)
 	}
 }
+
+// Keys come from the command line and from backup files: none may name
+// a file outside /proc/sys, before or after the "/"→"." translation.
+func TestPathStaysUnderProcSys(t *testing.T) {
+	f := FS{Root: "/"}
+	for _, bad := range []string{"net.//.//.//.tmp.canary", "net./..tmp", "..", "net..ipv4", "net.ipv4./", "/etc/passwd",
+		"net.ipv4.//", "a.b\\c", "", "net.ipv4.tcp_rmem\x00", "net/..ipv4"} {
+		if p, err := f.Path(bad); err == nil {
+			t.Errorf("%q accepted as %s", bad, p)
+		}
+	}
+	for key, want := range map[string]string{
+		"net.ipv4.tcp_rmem":                "/proc/sys/net/ipv4/tcp_rmem",
+		"net.ipv4.conf.eth0/100.rp_filter": "/proc/sys/net/ipv4/conf/eth0.100/rp_filter",
+	} {
+		if p, err := f.Path(key); err != nil || p != want {
+			t.Errorf("%q: %s %v, want %s", key, p, err, want)
+		}
+	}
+}
