@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -517,5 +518,36 @@ func TestSignalsEndCleanly(t *testing.T) {
 	}
 	if code := srv.Cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("server exit status %d on TERM", code)
+	}
+}
+
+// TestServerAffinityRefused: a client's server_affinity (-A n,m) would
+// pin the whole server, and every other test with it; the server warns
+// and runs the test unpinned.
+func TestServerAffinityRefused(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs two CPUs to see a pin")
+	}
+	ip := testutil.NeedIperf3Newest(t)
+	port, srv := startTcptuneServer(t)
+	allowed := func() string {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", srv.Cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "Cpus_allowed_list:") {
+				return strings.TrimSpace(strings.TrimPrefix(l, "Cpus_allowed_list:"))
+			}
+		}
+		return ""
+	}
+	before := allowed()
+	check(t, parseForeign(t, runClient(t, ip, port, []string{"-t", "1", "-A", "0,1"})), nil, false)
+	if after := allowed(); after != before {
+		t.Fatalf("the server's CPUs went from %s to %s on a client's request", before, after)
+	}
+	if !strings.Contains(srv.Stderr.String(), "affinity") {
+		t.Errorf("no warning about the refused affinity:\n%s", srv.Stderr.String())
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/sysctl"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -36,6 +37,16 @@ type Options struct {
 	Log         *slog.Logger
 	// Ready, if set, receives the listening address once the server listens.
 	Ready chan<- net.Addr
+	// Sysctl is where the allowed congestion controls are read; the zero
+	// value is the live /proc/sys.
+	Sysctl sysctl.FS
+}
+
+func (o Options) sysctl() sysctl.FS {
+	if o.Sysctl.Root == "" {
+		return sysctl.Host()
+	}
+	return o.Sysctl
 }
 
 // Limits on unauthenticated work.

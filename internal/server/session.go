@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tcptune/tcptune/internal/affinity"
 	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/sockopt"
@@ -34,11 +33,11 @@ type session struct {
 	mu        sync.Mutex
 	streams   chan accepted
 	accepting bool
-	pr      *report.Printer
-	text    bytes.Buffer // the text report, for --get-server-output
-	test    *engine.Test
-	udpIDs  []string
-	udpUsed bool
+	pr        *report.Printer
+	text      bytes.Buffer // the text report, for --get-server-output
+	test      *engine.Test
+	udpIDs    []string
+	udpUsed   bool
 }
 
 func newSession(s *Server, c net.Conn, cookie [wire.CookieSize]byte, serial int) *session {
@@ -77,9 +76,9 @@ func (t *session) fail(err error) {
 	if errors.As(err, &we) {
 		code = we.Code
 	}
+	t.logf("%v", err)
 	t.ctrl.SetWriteDeadline(time.Now().Add(5 * time.Second))
 	wire.WriteServerError(t.ctrl, code, 0)
-	t.logf("%v", err)
 }
 
 func (t *session) run(ctx context.Context) {
@@ -111,11 +110,17 @@ func (t *session) run(ctx context.Context) {
 		t.fail(wire.Errorf(wire.IEMaxDuration))
 		return
 	}
+	if p.Congestion != "" {
+		if err := congestionAllowed(t.srv.o.sysctl(), p.Congestion); err != nil {
+			t.fail(fmt.Errorf("%w: %v", wire.Errorf(wire.IESetCongestion), err))
+			return
+		}
+	}
 	t.params = p
 	if p.ServerAffinity >= 0 {
-		if err := affinity.Pin(p.ServerAffinity); err != nil {
-			t.logf("%v", err)
-		}
+		// Pinning would move the whole server, and every other test with
+		// it: the request is refused with a warning, and the test runs.
+		t.logf("ignoring the client's server CPU affinity (%d): it would pin every test this server runs", p.ServerAffinity)
 	}
 	if t.srv.o.Mode == report.Text {
 		// Text is printed live and kept for --get-server-output.

@@ -1,0 +1,69 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/sysctl"
+	"github.com/tcptune/tcptune/internal/wire"
+)
+
+func allowedFixture(t *testing.T, list string) sysctl.FS {
+	root := t.TempDir()
+	dir := filepath.Join(root, "proc", "sys", "net", "ipv4")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "tcp_allowed_congestion_control"), []byte(list+"\n"), 0o644)
+	return sysctl.FS{Root: root}
+}
+
+func TestCongestionAllowed(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the allowed list is Linux's")
+	}
+	fs := allowedFixture(t, "reno cubic")
+	if err := congestionAllowed(fs, "cubic"); err != nil {
+		t.Errorf("cubic refused: %v", err)
+	}
+	for _, bad := range []string{"bbr", "tcp_htcp", "../../x", ""} {
+		if err := congestionAllowed(fs, bad); err == nil {
+			t.Errorf("%q allowed", bad)
+		}
+	}
+	if err := congestionAllowed(sysctl.FS{Root: t.TempDir()}, "reno"); err == nil {
+		t.Error("allowed with no readable list")
+	}
+}
+
+// A client's -C that the host does not allow is refused with iperf3's
+// error before any socket option is set; an allowed one runs.
+func TestServerRefusesCongestion(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the allowed list is Linux's")
+	}
+	_, addr, logs := startServer(t, Options{Sysctl: allowedFixture(t, "reno")})
+	h, p, _ := net.SplitHostPort(addr)
+	port, _ := strconv.Atoi(p)
+	run := func(cc string) error {
+		o := client.Options{Host: h, Port: port, Params: wire.Params{Time: 1, Parallel: 1, ServerAffinity: -1, PacingTimer: 1000, Congestion: cc}}
+		_, err := client.Run(context.Background(), o, report.NewPrinter(io.Discard, report.Text))
+		return err
+	}
+	if err := run("bbr"); err == nil || !strings.Contains(err.Error(), "TCP_CONGESTION") {
+		t.Fatalf("bbr (not allowed) was not refused as iperf3 refuses it: %v", err)
+	}
+	if !strings.Contains(logs.String(), "tcp_allowed_congestion_control") {
+		t.Errorf("the refusal is not logged: %s", logs.String())
+	}
+	if err := run("reno"); err != nil {
+		t.Fatalf("reno (allowed) failed: %v", err)
+	}
+}
