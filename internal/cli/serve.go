@@ -17,6 +17,7 @@ type serveFlags struct {
 	oneOff      bool
 	json        bool
 	maxTests    int
+	perClient   int
 	maxDuration int
 	interval    time.Duration
 	rcvTimeout  int
@@ -29,7 +30,8 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.oneOff, "one-off", "1", false, "handle one client connection, then exit")
 	fs.BoolVarP(&f.json, "json", "J", false, "output one JSON document per test (and JSON log lines on stderr)")
 	intVarP(fs, &f.maxTests, "max-tests", "", 4, 1, 1024, "tests", "tests served at once; past that, refuse like a busy iperf3")
-	intVarP(fs, &f.maxDuration, "server-max-duration", "", 0, 0, wire.MaxDuration, "seconds", "refuse tests longer than this (0 = no limit)")
+	intVarP(fs, &f.perClient, "max-tests-per-client", "", 2, 1, 1024, "tests", "tests one client address may run at once")
+	intVarP(fs, &f.maxDuration, "server-max-duration", "", 3600, 0, wire.MaxDuration, "seconds", "refuse timed tests longer than this and end -n/-k tests at it (0 = no limit)")
 	secondsVarP(fs, &f.interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")
 	intVarP(fs, &f.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "abort a test when no data moves for this long (ms)")
 	fs.VarP(&formatValue{&f.format}, "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
@@ -42,7 +44,7 @@ func (f *serveFlags) options(cmd *cobra.Command) server.Options {
 		mode = report.JSON
 		h = slog.NewJSONHandler(cmd.ErrOrStderr(), nil)
 	}
-	return server.Options{Bind: f.bind, Port: f.port, OneOff: f.oneOff, MaxTests: f.maxTests, MaxDuration: f.maxDuration,
+	return server.Options{Bind: f.bind, Port: f.port, OneOff: f.oneOff, MaxTests: f.maxTests, MaxPerClient: f.perClient, MaxDuration: f.maxDuration,
 		Mode: mode, Interval: f.interval, RcvTimeout: time.Duration(f.rcvTimeout) * time.Millisecond,
 		Out: cmd.OutOrStdout(), Log: slog.New(h)}
 }

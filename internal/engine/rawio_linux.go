@@ -206,7 +206,7 @@ func (s *Stream) sendRaw(r *rawSocket, cfg runConfig) error {
 	off := 0 // bytes of the current block already written
 	for !cfg.stop.Load() && !r.interrupted.Load() {
 		if off == 0 {
-			p.wait(s.bytes.Load())
+			p.wait(s.bytes.Load(), func() bool { return cfg.stop.Load() || r.interrupted.Load() })
 		}
 		var n int
 		var err error

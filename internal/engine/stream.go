@@ -175,13 +175,15 @@ type pacer struct {
 	start time.Time
 }
 
-func (p *pacer) wait(sent int64) {
+// It returns early once stop reports true: at a low rate one block can
+// be due seconds away, and a stopped test must not wait for it.
+func (p *pacer) wait(sent int64, stop func() bool) {
 	if p.rate <= 0 {
 		return
 	}
 	due := p.start.Add(time.Duration(float64(sent) * 8 / p.rate * float64(time.Second)))
-	if d := time.Until(due); d > 0 {
-		time.Sleep(d)
+	for d := time.Until(due); d > 0 && !stop(); d = time.Until(due) {
+		time.Sleep(min(d, 20*time.Millisecond))
 	}
 }
 
@@ -198,7 +200,7 @@ func (s *Stream) sendTCP(cfg runConfig) {
 	tc, _ := s.conn.(*net.TCPConn)
 	write := s.conn.Write
 	for !cfg.stop.Load() {
-		p.wait(s.bytes.Load())
+		p.wait(s.bytes.Load(), func() bool { return cfg.stop.Load() || s.stopped.Load() })
 		var n int
 		var err error
 		if zf != nil && tc != nil {

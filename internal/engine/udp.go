@@ -159,7 +159,7 @@ func (s *Stream) sendUDP(cfg runConfig) {
 	p := pacer{rate: cfg.rate, start: time.Now()}
 	var seq int64
 	for !cfg.stop.Load() {
-		p.wait(s.bytes.Load())
+		p.wait(s.bytes.Load(), func() bool { return cfg.stop.Load() || s.stopped.Load() })
 		seq++
 		now := time.Since(cfg.epoch)
 		binary.BigEndian.PutUint32(buf[0:4], uint32(now/time.Second))

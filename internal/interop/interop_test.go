@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/testutil"
+	"github.com/tcptune/tcptune/internal/wire"
 )
 
 // cases is the interop matrix of the issue: the same flags for every
@@ -368,7 +370,7 @@ func TestBusyServer(t *testing.T) {
 
 func TestConcurrentTests(t *testing.T) {
 	ip := testutil.NeedIperf3(t)
-	port, _ := startTcptuneServer(t, "--max-tests", "3")
+	port, _ := startTcptuneServer(t, "--max-tests", "3", "--max-tests-per-client", "3")
 	bin := testutil.Binary(t)
 	a := testutil.Start(t, bin, "bench", "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "-J")
 	b := testutil.Start(t, ip, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "-J")
@@ -550,4 +552,54 @@ func TestServerAffinityRefused(t *testing.T) {
 	if !strings.Contains(srv.Stderr.String(), "affinity") {
 		t.Errorf("no warning about the refused affinity:\n%s", srv.Stderr.String())
 	}
+}
+
+// TestSilentCookiesHoldNoSlots: connections that send a valid cookie
+// and then nothing. From one address, only two hold test slots
+// (--max-tests-per-client), so a real iperf3 client's test starts at
+// once; from four addresses they fill every slot, but only until the
+// set-up deadline: the real test starts within 10 s (retrying while the
+// server says it is busy).
+func TestSilentCookiesHoldNoSlots(t *testing.T) {
+	ip := testutil.NeedIperf3Newest(t)
+	port, srv := startTcptuneServer(t, "--max-tests", "4")
+	flood := func(addrs int) {
+		for i := 0; i < 8; i++ {
+			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+i%addrs))}}
+			c, err := d.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			ck := wire.NewCookie()
+			c.Write(ck[:])
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	realTest := func(within time.Duration) time.Duration {
+		start := time.Now()
+		for {
+			out, errOut, err := testutil.Run(t, 30*time.Second, ip, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1", "-J")
+			if err == nil {
+				check(t, parseForeign(t, out), nil, false)
+				return time.Since(start)
+			}
+			if !strings.Contains(out+errOut, "busy") {
+				t.Fatalf("iperf3: %v %s %s", err, out, errOut)
+			}
+			if time.Since(start) > within {
+				t.Fatalf("the test did not start within %v of the flood:\n%s", within, srv.Stderr.String())
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	flood(1)
+	if d := realTest(10 * time.Second); d > 3*time.Second {
+		t.Errorf("one address's flood delayed the real test %.1f s", d.Seconds())
+	}
+	if !strings.Contains(srv.Stderr.String(), "holds its share") {
+		t.Errorf("the per-client limit did not refuse the flood:\n%s", srv.Stderr.String())
+	}
+	flood(4)
+	t.Logf("after a flood from four addresses the real test started in %.1f s", realTest(10*time.Second).Seconds())
 }

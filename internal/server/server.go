@@ -29,7 +29,13 @@ type Options struct {
 	Port        int    // -p
 	OneOff      bool   // -1
 	MaxTests    int    // --max-tests
-	MaxDuration int    // --server-max-duration, seconds (0 = none)
+	MaxDuration int    // --server-max-duration, seconds (0 = none): refused longer, ended at it
+	// MaxPerClient is --max-tests-per-client: tests one address may
+	// hold at once (0 = 2).
+	MaxPerClient int
+	// SetupTimeout bounds a test's set-up: its parameters are due this
+	// long after its cookie, and its data streams this long plus 250 ms
+	// a stream after them (0 = 5 s).
 	Mode        report.Mode
 	Interval    time.Duration
 	RcvTimeout  time.Duration
@@ -37,6 +43,7 @@ type Options struct {
 	Log         *slog.Logger
 	// Ready, if set, receives the listening address once the server listens.
 	Ready chan<- net.Addr
+	SetupTimeout time.Duration
 	// Sysctl is where the allowed congestion controls are read; the zero
 	// value is the live /proc/sys.
 	Sysctl sysctl.FS
@@ -53,8 +60,8 @@ func (o Options) sysctl() sysctl.FS {
 const (
 	maxPending       = 256              // connections that have not yet sent a cookie
 	handshakeTimeout = 10 * time.Second // to send the cookie
-	paramsTimeout    = 30 * time.Second // to send the parameters
-	streamsTimeout   = 30 * time.Second // to open all data streams
+	setupTimeout     = 5 * time.Second        // from the cookie to the parameters
+	perStreamSetup   = 250 * time.Millisecond // and then for each data stream
 	resultsTimeout   = 30 * time.Second
 )
 
@@ -67,6 +74,7 @@ type Server struct {
 	mu        sync.Mutex
 	tests     map[string]*session // by cookie
 	active    int
+	perClient map[string]int // running tests by client address
 	serial    int
 	udp       *udpMux
 	outMu     sync.Mutex
@@ -77,6 +85,12 @@ type Server struct {
 func New(o Options) *Server {
 	if o.Port == 0 {
 		o.Port = wire.DefaultPort
+	}
+	if o.MaxPerClient <= 0 {
+		o.MaxPerClient = 2
+	}
+	if o.SetupTimeout <= 0 {
+		o.SetupTimeout = setupTimeout
 	}
 	if o.MaxTests <= 0 {
 		o.MaxTests = 4
@@ -90,7 +104,7 @@ func New(o Options) *Server {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &Server{o: o, pending: list.New(), tests: map[string]*session{}}
+	s := &Server{o: o, pending: list.New(), tests: map[string]*session{}, perClient: map[string]int{}}
 	s.udp = &udpMux{log: o.Log}
 	return s
 }
@@ -235,6 +249,15 @@ func (s *Server) handle(ctx context.Context, c net.Conn, el *list.Element, seq u
 		c.Close()
 		return
 	}
+	who := clientAddr(c)
+	if s.perClient[who] >= s.o.MaxPerClient {
+		s.mu.Unlock()
+		s.o.Log.Warn("refusing test: this address holds its share", "peer", c.RemoteAddr().String(), "running", s.perClient[who], "max_tests_per_client", s.o.MaxPerClient)
+		wire.WriteState(c, wire.AccessDenied)
+		c.Close()
+		return
+	}
+	s.perClient[who]++
 	s.active++
 	s.serial++
 	t := newSession(s, c, cookie, s.serial)
@@ -245,12 +268,23 @@ func (s *Server) handle(ctx context.Context, c net.Conn, el *list.Element, seq u
 	s.mu.Lock()
 	delete(s.tests, key)
 	s.active--
+	if s.perClient[who]--; s.perClient[who] <= 0 {
+		delete(s.perClient, who)
+	}
 	s.mu.Unlock()
 	if s.o.OneOff {
 		s.mu.Lock()
 		s.stopServe()
 		s.mu.Unlock()
 	}
+}
+
+// clientAddr is the address a per-client limit counts: the remote IP.
+func clientAddr(c net.Conn) string {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return c.RemoteAddr().String()
 }
 
 func printable(b []byte) string {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -161,7 +162,7 @@ func TestBadParameterMessages(t *testing.T) {
 }
 
 func TestWrongDataCookie(t *testing.T) {
-	_, addr, _ := startServer(t, Options{})
+	_, addr, _ := startServer(t, Options{MaxPerClient: 4})
 	c, _ := control(t, addr)
 	wire.WriteJSON(c, wire.Params{Time: 1, Parallel: 1, ServerAffinity: -1, ClientVersion: "3.12"})
 	if st, _ := wire.ReadState(c); st != wire.CreateStreams {
@@ -284,7 +285,7 @@ func TestBusyRefusal(t *testing.T) {
 // the real client; under -race (make test) it checks that the accept
 // loop's hand-over of data connections is synchronised with the sessions.
 func TestConcurrentSessions(t *testing.T) {
-	_, addr, logs := startServer(t, Options{MaxTests: 4})
+	_, addr, logs := startServer(t, Options{MaxTests: 4, MaxPerClient: 4})
 	h, p, _ := net.SplitHostPort(addr)
 	port, _ := strconv.Atoi(p)
 	var wg sync.WaitGroup
@@ -346,4 +347,21 @@ func TestEarlyAndLateDataConnections(t *testing.T) {
 		c.Close()
 	}
 	healthy(t, addr)
+}
+
+// A -n test has no time of its own: a trickle must not hold a slot past
+// the server's maximum duration, which ends it with iperf3's error 37.
+func TestMaxDurationEndsByteTests(t *testing.T) {
+	_, addr, logs := startServer(t, Options{MaxDuration: 2})
+	h, p, _ := net.SplitHostPort(addr)
+	port, _ := strconv.Atoi(p)
+	o := client.Options{Host: h, Port: port, Params: wire.Params{Num: 1 << 40, Parallel: 1, Bandwidth: 80000, ServerAffinity: -1, PacingTimer: 1000}}
+	start := time.Now()
+	_, err := client.Run(context.Background(), o, report.NewPrinter(io.Discard, report.Text))
+	if err == nil || time.Since(start) > 10*time.Second {
+		t.Fatalf("a 1 TiB trickle at 80 kbit/s: err %v after %v\n%s", err, time.Since(start), logs.String())
+	}
+	if !strings.Contains(logs.String(), "maximum duration") {
+		t.Errorf("not ended at the maximum duration: %v\n%s", err, logs.String())
+	}
 }

@@ -91,7 +91,9 @@ func (t *session) run(ctx context.Context) {
 	if tc, ok := t.ctrl.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
-	t.ctrl.SetDeadline(time.Now().Add(paramsTimeout))
+	// Short deadlines for the set-up: a client that sends a cookie and
+	// then nothing holds a test slot for seconds, not minutes.
+	t.ctrl.SetDeadline(time.Now().Add(t.srv.o.SetupTimeout))
 	if err := wire.WriteState(t.ctrl, wire.ParamExchange); err != nil {
 		t.logf("control connection: %v", err)
 		return
@@ -106,7 +108,7 @@ func (t *session) run(ctx context.Context) {
 		t.fail(err)
 		return
 	}
-	if max := t.srv.o.MaxDuration; max > 0 && (p.Time == 0 || p.Time+p.Omit > max) {
+	if max := t.srv.o.MaxDuration; max > 0 && p.Time+p.Omit > max {
 		t.fail(wire.Errorf(wire.IEMaxDuration))
 		return
 	}
@@ -179,7 +181,7 @@ func streamID(i int) int {
 
 func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
 	n := t.expected()
-	deadline := time.NewTimer(streamsTimeout)
+	deadline := time.NewTimer(t.srv.o.SetupTimeout + time.Duration(n)*perStreamSetup)
 	defer deadline.Stop()
 	var streams []*engine.Stream
 	if t.params.UDP {
@@ -365,11 +367,18 @@ func (t *session) waitEnd(ctx context.Context) bool {
 		}
 		states <- st
 	}()
-	var watchdog <-chan time.Time
+	var watchdog, capped <-chan time.Time
 	if p.Time > 0 {
 		w := time.NewTimer(time.Duration(p.Time+p.Omit+40) * time.Second)
 		defer w.Stop()
 		watchdog = w.C
+	}
+	if max := t.srv.o.MaxDuration; max > 0 && p.Time == 0 {
+		// -n and -k tests have no time of their own: the cap ends them
+		// (a trickle of a byte every few seconds holds no slot forever).
+		c := time.NewTimer(time.Duration(max) * time.Second)
+		defer c.Stop()
+		capped = c.C
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -389,6 +398,10 @@ func (t *session) waitEnd(ctx context.Context) bool {
 			return false
 		case err := <-errc:
 			t.logf("control socket closed unexpectedly: %v", err)
+			return false
+		case <-capped:
+			t.logf("test ended at the server's maximum duration (%d s)", t.srv.o.MaxDuration)
+			t.failLater(wire.Errorf(wire.IEMaxDuration))
 			return false
 		case <-watchdog:
 			t.logf("test duration watchdog fired: no TEST_END after %d s", p.Time+p.Omit+40)
