@@ -36,13 +36,13 @@ type Options struct {
 	// SetupTimeout bounds a test's set-up: its parameters are due this
 	// long after its cookie, and its data streams this long plus 250 ms
 	// a stream after them (0 = 5 s).
-	Mode        report.Mode
-	Interval    time.Duration
-	RcvTimeout  time.Duration
-	Out         io.Writer // reports
-	Log         *slog.Logger
+	Mode       report.Mode
+	Interval   time.Duration
+	RcvTimeout time.Duration
+	Out        io.Writer // reports
+	Log        *slog.Logger
 	// Ready, if set, receives the listening address once the server listens.
-	Ready chan<- net.Addr
+	Ready        chan<- net.Addr
 	SetupTimeout time.Duration
 	// Sysctl is where the allowed congestion controls are read; the zero
 	// value is the live /proc/sys.
@@ -58,8 +58,8 @@ func (o Options) sysctl() sysctl.FS {
 
 // Limits on unauthenticated work.
 const (
-	maxPending       = 256              // connections that have not yet sent a cookie
-	handshakeTimeout = 10 * time.Second // to send the cookie
+	maxPending       = 256                    // connections that have not yet sent a cookie
+	handshakeTimeout = 10 * time.Second       // to send the cookie
 	setupTimeout     = 5 * time.Second        // from the cookie to the parameters
 	perStreamSetup   = 250 * time.Millisecond // and then for each data stream
 	resultsTimeout   = 30 * time.Second
