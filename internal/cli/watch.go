@@ -49,9 +49,13 @@ src, dst, state (e.g. "dport=5201 state=estab").`,
 			src := watch.Live{NetNS: netns, Filter: f}
 			ctx := cmd.Context()
 			if promAddr != "" {
+				addr, err := watch.MetricsAddr(promAddr)
+				if err != nil {
+					return fmt.Errorf("--prometheus: %v", err)
+				}
 				reg := prometheus.NewRegistry()
 				reg.MustRegister(watch.NewCollector(src))
-				ln, err := net.Listen("tcp", promAddr)
+				ln, err := net.Listen("tcp", addr)
 				if err != nil {
 					return fmt.Errorf("--prometheus %s: %v", promAddr, unwrapNet(err))
 				}
@@ -100,6 +104,6 @@ src, dst, state (e.g. "dport=5201 state=estab").`,
 	intVarP(fs, &count, "count", "c", 0, 0, 1000000, "refreshes", "stop after N refreshes (0 = until interrupted)")
 	fs.StringVar(&netns, "netns", "", "watch inside this network namespace")
 	fs.BoolVarP(&asJSON, "json", "J", false, "one JSON object per refresh")
-	fs.StringVar(&promAddr, "prometheus", "", "also serve the figures as Prometheus metrics on ADDR (e.g. :9465)")
+	fs.StringVar(&promAddr, "prometheus", "", "also serve the figures as Prometheus metrics on [HOST]:PORT (loopback unless HOST is given; e.g. :9465)")
 	return cmd
 }
