@@ -26,7 +26,14 @@ type udpMux struct {
 	users   int
 	waiters []*udpWaiter
 	streams map[string]*udpRoute
+
+	// Stray hellos are logged at most once per strayEvery, with a count
+	// of those left out: a flood of datagrams must not flood the log.
+	lastStray  time.Time
+	strayQuiet int
 }
+
+const strayEvery = 10 * time.Second
 
 type udpWaiter struct {
 	ip    net.IP
@@ -150,9 +157,20 @@ func (m *udpMux) hello(pc *net.UDPConn, addr *net.UDPAddr) {
 		// Hold the address so that repeated hellos are not taken twice.
 		m.streams[addr.String()] = &udpRoute{s: engine.NewFedUDPStream(0, nil, addr, 0, true, nil)}
 	}
+	logNow, quiet := false, 0
+	if w == nil {
+		if now := time.Now(); now.Sub(m.lastStray) >= strayEvery {
+			logNow, quiet = true, m.strayQuiet
+			m.lastStray, m.strayQuiet = now, 0
+		} else {
+			m.strayQuiet++
+		}
+	}
 	m.mu.Unlock()
 	if w == nil {
-		m.log.Warn("UDP datagram from a host no test awaits a stream from", "peer", addr.String())
+		if logNow {
+			m.log.Warn("UDP datagram from a host no test awaits a stream from", "peer", addr.String(), "left_out_since_last", quiet)
+		}
 		return
 	}
 	pc.WriteToUDP(engine.UDPConnectReply, addr)
