@@ -20,7 +20,10 @@ import (
 
 // Options control where apply works.
 type Options struct {
-	NetNS     string // "" = this namespace
+	NetNS string // "" = this namespace
+	// Force allows keys outside the knob catalogue (kernel.*, vm.*, …);
+	// without it they are refused.
+	Force     bool
 	Persist   bool
 	DryRun    bool
 	BackupDir string // default /var/lib/tcptune/backups
@@ -62,6 +65,7 @@ type Backup struct {
 	PersistFile string    `json:"persist_file,omitempty"`
 	PersistOld  *string   `json:"persist_old,omitempty"` // nil: the file did not exist
 	State       string    `json:"state"`                 // applied, restored (after a failure), rolled-back
+	Forced      bool      `json:"forced,omitempty"`      // applied with --force: keys outside the catalogue
 }
 
 // live is the live /proc/sys (apply works on live systems; Plan and Set are
@@ -75,7 +79,7 @@ func Plan(kvs []KV, o Options) ([]Change, error) {
 	var errs []string
 	err := nsx.Do(o.NetNS, func() error {
 		for _, kv := range kvs {
-			c, err := check(kv)
+			c, err := check(kv, o.Force)
 			if err != nil {
 				errs = append(errs, err.Error())
 				continue
@@ -95,7 +99,7 @@ func Plan(kvs []KV, o Options) ([]Change, error) {
 	return out, nil
 }
 
-func check(kv KV) (Change, error) {
+func check(kv KV, force bool) (Change, error) {
 	where := kv.Key
 	if kv.Line > 0 {
 		where = fmt.Sprintf("line %d: %s", kv.Line, kv.Key)
@@ -103,6 +107,9 @@ func check(kv KV) (Change, error) {
 	p, err := live().Path(kv.Key)
 	if err != nil {
 		return Change{}, fmt.Errorf("%s: %v", where, err)
+	}
+	if _, ok := knobs.Lookup("linux", kv.Key); !ok && !force {
+		return Change{}, fmt.Errorf("%s: not a network buffer knob tcptune knows (tcptune show lists them); --force writes it anyway", where)
 	}
 	old, err := live().Get(kv.Key)
 	if err != nil {
@@ -142,7 +149,7 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 	if err != nil || o.DryRun {
 		return nil, changes, err
 	}
-	b := &Backup{ID: newID(), Time: time.Now().UTC(), NetNS: o.NetNS, Changes: changes, State: "applied"}
+	b := &Backup{ID: newID(), Time: time.Now().UTC(), NetNS: o.NetNS, Changes: changes, State: "applied", Forced: o.Force}
 	if o.Persist {
 		b.PersistFile = o.PersistFile()
 		if old, err := os.ReadFile(b.PersistFile); err == nil {
@@ -316,7 +323,7 @@ func Rollback(id string, o Options) (*Backup, error) {
 	}
 	err = nsx.Do(b.NetNS, func() error {
 		for _, c := range b.Changes {
-			if _, err := check(KV{Key: c.Key, Value: c.Old}); err != nil {
+			if _, err := check(KV{Key: c.Key, Value: c.Old}, b.Forced); err != nil {
 				return fmt.Errorf("backup %s: %v", b.ID, err)
 			}
 		}
@@ -345,7 +352,7 @@ func Rollback(id string, o Options) (*Backup, error) {
 func Split(kvs []KV, o Options) (ok []KV, skipped []string, err error) {
 	err = nsx.Do(o.NetNS, func() error {
 		for _, kv := range kvs {
-			if _, err := check(kv); err != nil {
+			if _, err := check(kv, o.Force); err != nil {
 				skipped = append(skipped, err.Error())
 				continue
 			}

@@ -213,3 +213,24 @@ func TestRollbackValidatesBackups(t *testing.T) {
 		}
 	}
 }
+
+// Keys outside the knob catalogue are refused unless --force is given;
+// with it they are written, backed up and rolled back like any other.
+func TestForceForKeysOutsideTheCatalogue(t *testing.T) {
+	e := setup(t)
+	key := "net.ipv4.tcp_fin_timeout" // per namespace, not in the catalogue
+	orig := e.get(key)
+	out, err := e.run(nil, "apply", "--set", key+"=37", "--netns", e.ns)
+	if err == nil || !strings.Contains(out, "--force") {
+		t.Fatalf("a key outside the catalogue was not refused: %v %s", err, out)
+	}
+	if e.get(key) != orig {
+		t.Fatal("refused, yet written")
+	}
+	if out, err := e.run(nil, "apply", "--set", key+"=37", "--netns", e.ns, "--force"); err != nil || e.get(key) != "37" {
+		t.Fatalf("--force: %v %s (now %s)", err, out, e.get(key))
+	}
+	if out, err := e.run(nil, "rollback", "--netns", e.ns); err != nil || e.get(key) != orig {
+		t.Fatalf("rollback of a forced key: %v %s (now %s, was %s)", err, out, e.get(key), orig)
+	}
+}

@@ -198,9 +198,9 @@ func applyOptions(netns string, persist, dry bool) apply.Options {
 func newApplyCmd() *cobra.Command {
 	var sets []string
 	var netns string
-	var persist, dry bool
+	var persist, dry, force bool
 	cmd := &cobra.Command{
-		Use:   "apply FILE | --set KEY=VALUE... [--netns NS] [--persist] [--dry-run]",
+		Use:   "apply FILE | --set KEY=VALUE... [--netns NS] [--persist] [--dry-run] [--force]",
 		Short: "Apply sysctl settings safely: validate all, back up, write, restore on failure (Linux)",
 		Example: `  tcptune advise --rate 1gbit --rtt 50ms --format sysctl > p.conf && sudo tcptune apply p.conf
   sudo tcptune apply --set net.ipv4.tcp_rmem='4096 131072 16777216' --netns tcptune-wan-a
@@ -232,6 +232,7 @@ func newApplyCmd() *cobra.Command {
 				return errors.New("apply: give a FILE (sysctl.conf syntax) or --set KEY=VALUE")
 			}
 			o := applyOptions(netns, persist, dry)
+			o.Force = force
 			b, changes, err := apply.Apply(kvs, o)
 			w := cmd.OutOrStdout()
 			for _, c := range changes {
@@ -258,6 +259,7 @@ func newApplyCmd() *cobra.Command {
 	cmd.Flags().StringVar(&netns, "netns", "", "apply inside this network namespace")
 	cmd.Flags().BoolVar(&persist, "persist", false, "also write /etc/sysctl.d/90-tcptune.conf (atomically, with a backup)")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "validate and show the diff only")
+	cmd.Flags().BoolVar(&force, "force", false, "also write keys outside tcptune's catalogue of network buffer knobs (kernel.*, vm.*, …)")
 	return cmd
 }
 
