@@ -231,22 +231,60 @@ func restore(changes []Change) error {
 	return &RestoreError{Keys: keys, Err: errors.Join(errs...)}
 }
 
-// writePersist writes the sysctl.d file atomically: every key of the
-// request, so the file says what the host should be.
-func writePersist(path string, _ []Change, kvs []KV) error {
+// writePersist writes the sysctl.d file atomically and durably: every
+// key of the request (so the file says what the host should be) into a
+// temporary file in the same directory, fsync, rename over the old file,
+// fsync the directory. On any failure the temporary file is removed and
+// the old file is untouched.
+func writePersist(path string, _ []Change, kvs []KV) (err error) {
 	var b strings.Builder
 	b.WriteString("# Written by tcptune apply; roll back with: tcptune rollback\n")
 	for _, kv := range kvs {
 		fmt.Fprintf(&b, "%s = %s\n", kv.Key, kv.Value)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	return writeFileDurably(path, []byte(b.String()), 0o644)
+}
+
+// writeFileDurably replaces path with data: temporary file, fsync,
+// rename, fsync of the directory.
+func writeFileDurably(path string, data []byte, mode os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tcptune-tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	defer func() {
+		if err != nil {
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 func save(dir string, b *Backup) error {

@@ -234,3 +234,34 @@ func TestForceForKeysOutsideTheCatalogue(t *testing.T) {
 		t.Fatalf("rollback of a forced key: %v %s (now %s, was %s)", err, out, e.get(key), orig)
 	}
 }
+
+// --persist failing while it writes (a full file system here: a tiny
+// tmpfs mounted on the test's own sysctl.d) leaves no temporary file and
+// restores the live values it had written.
+func TestPersistFailureRestores(t *testing.T) {
+	e := setup(t)
+	orig := e.get("net.ipv4.tcp_rmem")
+	sysctlD := filepath.Join(e.dir, "sysctl.d")
+	os.MkdirAll(sysctlD, 0o755)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4k", "tcptune-test", sysctlD).CombinedOutput(); err != nil {
+		testutil.Need(t, false, fmt.Sprintf("mount a tmpfs: %v %s", err, out))
+	}
+	t.Cleanup(func() { exec.Command("umount", sysctlD).Run() })
+	filler := filepath.Join(sysctlD, "filler")
+	os.WriteFile(filler, make([]byte, 64<<10), 0o644) // fills it (the write is cut short)
+	out, err := e.run(nil, "apply", "--set", "net.ipv4.tcp_rmem=4096 131072 8388608", "--netns", e.ns, "--persist")
+	if err == nil || !strings.Contains(out, "restored") {
+		t.Fatalf("a failed --persist did not fail and restore: %v %s", err, out)
+	}
+	if got := e.get("net.ipv4.tcp_rmem"); got != orig {
+		t.Fatalf("tcp_rmem %s after the failure, want %s", got, orig)
+	}
+	ents, _ := os.ReadDir(sysctlD)
+	if len(ents) != 1 || ents[0].Name() != "filler" {
+		var names []string
+		for _, x := range ents {
+			names = append(names, x.Name())
+		}
+		t.Fatalf("left in sysctl.d: %v", names)
+	}
+}
