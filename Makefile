@@ -23,6 +23,7 @@ deps:
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v ip >/dev/null 2>&1 || missing="$$missing iproute2"; \
 	command -v sysctl >/dev/null 2>&1 || missing="$$missing procps"; \
+	command -v systemd-analyze >/dev/null 2>&1 || missing="$$missing systemd"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
