@@ -28,10 +28,21 @@ type Options struct {
 	DryRun    bool
 	BackupDir string // default /var/lib/tcptune/backups
 	SysctlD   string // default /etc/sysctl.d
-	// FailAfter, if > 0, makes the write after FailAfter writes fail
-	// (fault injection for tests); PauseAfter pauses there instead.
-	FailAfter  int
-	PauseAfter int
+	// FS is the /proc/sys that is read and written; the zero value is
+	// the live one (inside NetNS). Unit tests pass a fixture tree.
+	FS sysctl.FS
+	// BeforeWrite, if set, runs before write i (of change c) and may
+	// fail it: the hook through which tests inject faults, delays and
+	// sabotage. The shipped binary never sets it.
+	BeforeWrite func(i int, c Change) error
+}
+
+// fs is the sysctl tree apply works on.
+func (o Options) fs() sysctl.FS {
+	if o.FS.Root == "" {
+		return sysctl.Host()
+	}
+	return o.FS
 }
 
 func (o *Options) defaults() {
@@ -68,10 +79,6 @@ type Backup struct {
 	Forced      bool      `json:"forced,omitempty"`      // applied with --force: keys outside the catalogue
 }
 
-// live is the live /proc/sys (apply works on live systems; Plan and Set are
-// run inside the target namespace).
-func live() sysctl.FS { return sysctl.Host() }
-
 // Plan validates every value in the target namespace and returns the
 // changes (keys whose value differs).
 func Plan(kvs []KV, o Options) ([]Change, error) {
@@ -79,7 +86,7 @@ func Plan(kvs []KV, o Options) ([]Change, error) {
 	var errs []string
 	err := nsx.Do(o.NetNS, func() error {
 		for _, kv := range kvs {
-			c, err := check(kv, o.Force)
+			c, err := check(o.fs(), kv, o.Force)
 			if err != nil {
 				errs = append(errs, err.Error())
 				continue
@@ -99,19 +106,19 @@ func Plan(kvs []KV, o Options) ([]Change, error) {
 	return out, nil
 }
 
-func check(kv KV, force bool) (Change, error) {
+func check(fs sysctl.FS, kv KV, force bool) (Change, error) {
 	where := kv.Key
 	if kv.Line > 0 {
 		where = fmt.Sprintf("line %d: %s", kv.Line, kv.Key)
 	}
-	p, err := live().Path(kv.Key)
+	p, err := fs.Path(kv.Key)
 	if err != nil {
 		return Change{}, fmt.Errorf("%s: %v", where, err)
 	}
 	if _, ok := knobs.Lookup("linux", kv.Key); !ok && !force {
 		return Change{}, fmt.Errorf("%s: not a network buffer knob tcptune knows (tcptune show lists them); --force writes it anyway", where)
 	}
-	old, err := live().Get(kv.Key)
+	old, err := fs.Get(kv.Key)
 	if err != nil {
 		return Change{}, fmt.Errorf("%s: no such sysctl here", where)
 	}
@@ -167,17 +174,15 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 	var rerr error
 	werr := nsx.Do(o.NetNS, func() error {
 		for i, c := range changes {
-			if o.PauseAfter > 0 && i == o.PauseAfter {
-				time.Sleep(time.Minute)
-			}
 			var err error
-			if o.FailAfter > 0 && i == o.FailAfter {
-				err = fmt.Errorf("sysctl %s: injected failure", c.Key)
-			} else {
-				err = live().Set(c.Key, c.New)
+			if o.BeforeWrite != nil {
+				err = o.BeforeWrite(i, c)
+			}
+			if err == nil {
+				err = o.fs().Set(c.Key, c.New)
 			}
 			if err != nil {
-				rerr = restore(changes[:i])
+				rerr = restore(o.fs(), changes[:i])
 				return err
 			}
 		}
@@ -185,7 +190,7 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 	})
 	if werr == nil && o.Persist {
 		if err := writePersist(b.PersistFile, changes, kvs); err != nil {
-			nsx.Do(o.NetNS, func() error { rerr = restore(changes); return nil })
+			nsx.Do(o.NetNS, func() error { rerr = restore(o.fs(), changes); return nil })
 			werr = err
 		}
 	}
@@ -193,7 +198,7 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 		if rerr != nil {
 			b.State = "partly-restored"
 			save(o.BackupDir, b)
-			return b, changes, fmt.Errorf("%v; %v (backup %s holds the old values)", werr, rerr, b.ID)
+			return b, changes, fmt.Errorf("%v; %w (backup %s holds the old values)", werr, rerr, b.ID)
 		}
 		b.State = "restored"
 		save(o.BackupDir, b)
@@ -216,11 +221,11 @@ func (e *RestoreError) Unwrap() error { return e.Err }
 
 // restore writes the old values back, newest first; a *RestoreError
 // names every key that failed.
-func restore(changes []Change) error {
+func restore(fs sysctl.FS, changes []Change) error {
 	var errs []error
 	var keys []string
 	for i := len(changes) - 1; i >= 0; i-- {
-		if err := live().Set(changes[i].Key, changes[i].Old); err != nil {
+		if err := fs.Set(changes[i].Key, changes[i].Old); err != nil {
 			errs = append(errs, err)
 			keys = append(keys, changes[i].Key)
 		}
@@ -361,11 +366,11 @@ func Rollback(id string, o Options) (*Backup, error) {
 	}
 	err = nsx.Do(b.NetNS, func() error {
 		for _, c := range b.Changes {
-			if _, err := check(KV{Key: c.Key, Value: c.Old}, b.Forced); err != nil {
+			if _, err := check(o.fs(), KV{Key: c.Key, Value: c.Old}, b.Forced); err != nil {
 				return fmt.Errorf("backup %s: %v", b.ID, err)
 			}
 		}
-		return restore(b.Changes)
+		return restore(o.fs(), b.Changes)
 	})
 	if err != nil {
 		return b, fmt.Errorf("rollback %s: %w", b.ID, err)
@@ -390,7 +395,7 @@ func Rollback(id string, o Options) (*Backup, error) {
 func Split(kvs []KV, o Options) (ok []KV, skipped []string, err error) {
 	err = nsx.Do(o.NetNS, func() error {
 		for _, kv := range kvs {
-			if _, err := check(kv, o.Force); err != nil {
+			if _, err := check(o.fs(), kv, o.Force); err != nil {
 				skipped = append(skipped, err.Error())
 				continue
 			}
@@ -407,7 +412,7 @@ func Read(keys []string, o Options) (map[string]string, error) {
 	out := map[string]string{}
 	err := nsx.Do(o.NetNS, func() error {
 		for _, k := range keys {
-			if v, err := live().Get(k); err == nil {
+			if v, err := o.fs().Get(k); err == nil {
 				out[k] = strings.Join(strings.Fields(v), " ")
 			}
 		}

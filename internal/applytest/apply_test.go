@@ -11,10 +11,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/testutil"
 )
 
-func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
+func TestMain(m *testing.M) {
+	// As a helper process (see TestFaultInjection): apply in namespace
+	// NS, pausing before the second write, until killed.
+	if ns := os.Getenv("TCPTUNE_APPLYTEST_PAUSED_APPLY"); ns != "" {
+		o := apply.Options{NetNS: ns, BackupDir: os.Getenv("TCPTUNE_APPLYTEST_BACKUPS"), BeforeWrite: func(i int, _ apply.Change) error {
+			if i == 1 {
+				time.Sleep(time.Minute)
+			}
+			return nil
+		}}
+		apply.Apply(faultKVs, o)
+		os.Exit(0)
+	}
+	testutil.MainHostUnchanged(m)
+}
+
+var faultKVs = []apply.KV{{Key: "net.ipv4.tcp_rmem", Value: "4096 131072 16777216"},
+	{Key: "net.ipv4.tcp_wmem", Value: "4096 16384 16777216"}, {Key: "net.ipv4.tcp_mtu_probing", Value: "1"}}
 
 type env struct {
 	t   *testing.T
@@ -143,22 +161,33 @@ func TestValidationWritesNothing(t *testing.T) {
 }
 
 // TestFaultInjection: a write that fails mid-way restores every value
-// written; an apply killed between two writes is undone by rollback.
+// written; an apply killed between two writes is undone by rollback. The
+// faults come through apply's package API (BeforeWrite), in this process
+// and in a helper process (this test binary, see TestMain), never from
+// the shipped binary's environment.
 func TestFaultInjection(t *testing.T) {
 	e := setup(t)
 	origR, origW, origM := e.get("net.ipv4.tcp_rmem"), e.get("net.ipv4.tcp_wmem"), e.get("net.ipv4.tcp_mtu_probing")
-	sets := []string{"apply", "--netns", e.ns, "--set", "net.ipv4.tcp_rmem=4096 131072 16777216",
-		"--set", "net.ipv4.tcp_wmem=4096 16384 16777216", "--set", "net.ipv4.tcp_mtu_probing=1"}
-	out, err := e.run([]string{"TCPTUNE_APPLY_FAIL_AFTER=2"}, sets...)
-	if err == nil || !strings.Contains(out, "restored") {
-		t.Fatalf("injected failure: %v %s", err, out)
+	backups := filepath.Join(e.dir, "backups")
+	_, _, err := apply.Apply(faultKVs, apply.Options{NetNS: e.ns, BackupDir: backups, BeforeWrite: func(i int, c apply.Change) error {
+		if i == 2 {
+			return fmt.Errorf("sysctl %s: injected failure", c.Key)
+		}
+		return nil
+	}})
+	if err == nil || !strings.Contains(err.Error(), "restored") {
+		t.Fatalf("injected failure: %v", err)
 	}
 	if e.get("net.ipv4.tcp_rmem") != origR || e.get("net.ipv4.tcp_wmem") != origW || e.get("net.ipv4.tcp_mtu_probing") != origM {
 		t.Fatal("values not restored after a failed write")
 	}
 	// Kill apply between its first and second write.
-	c := e.cmd(sets...)
-	c.Env = append(c.Env, "TCPTUNE_APPLY_PAUSE_AFTER=1")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(self, "-test.run=^$")
+	c.Env = append(os.Environ(), "TCPTUNE_APPLYTEST_PAUSED_APPLY="+e.ns, "TCPTUNE_APPLYTEST_BACKUPS="+backups)
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}

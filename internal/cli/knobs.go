@@ -183,15 +183,13 @@ func newShowCmd() *cobra.Command {
 	return cmd
 }
 
-// applyOptions builds apply options; test hooks come from the environment.
+// applyOptions builds apply options.
 func applyOptions(netns string, persist, dry bool) apply.Options {
 	o := apply.Options{NetNS: netns, Persist: persist, DryRun: dry}
 	if d := os.Getenv("TCPTUNE_STATE_DIR"); d != "" {
 		o.BackupDir = d + "/backups"
 	}
 	o.SysctlD = os.Getenv("TCPTUNE_SYSCTL_D")
-	o.FailAfter, _ = strconv.Atoi(os.Getenv("TCPTUNE_APPLY_FAIL_AFTER"))
-	o.PauseAfter, _ = strconv.Atoi(os.Getenv("TCPTUNE_APPLY_PAUSE_AFTER"))
 	return o
 }
 

@@ -1,6 +1,7 @@
 package tunetest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -13,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/testutil"
+	"github.com/tcptune/tcptune/internal/tune"
 )
 
 func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
@@ -314,9 +317,27 @@ func TestTunePeerRestores(t *testing.T) {
 		}
 	}
 	start["net.ipv4.tcp_rmem"] = p.sysctl("net.ipv4.tcp_rmem")
-	out, errOut, err = p.tune("tt-tfail", []string{"TCPTUNE_APPLY_FAIL_AFTER=1"}, "--rate", "1gbit", "--trials", "2", "--time", "1")
-	if err == nil || !strings.Contains(errOut, "injected failure") {
-		t.Errorf("tune with a failing write: %v\n%s\n%s", err, out, errOut)
+	// The fault is injected through apply's package API (BeforeWrite),
+	// so tune runs in this process, dialling from end a as the binary
+	// does under "lab exec".
+	peerOut, _, err := testutil.Run(t, 10*time.Second, p.bin, "lab", "exec", "tt-tfail", "a", "--", "sh", "-c", "echo $TCPTUNE_PEER")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := tune.NewPeerEnv(strings.TrimSpace(peerOut), 5201, apply.Options{
+		BackupDir: filepath.Join(p.stateDir, "backups"),
+		BeforeWrite: func(i int, c apply.Change) error {
+			if i == 1 {
+				return fmt.Errorf("sysctl %s: injected failure", c.Key)
+			}
+			return nil
+		},
+	})
+	env.Namespaces, env.Measurer.NetNS = []string{p.ns}, p.ns
+	var progress strings.Builder
+	_, err = tune.Run(context.Background(), env, tune.Options{Rate: 1e9, Trials: 2, Time: time.Second}, tune.NewPrinter(&progress, false))
+	if err == nil || !strings.Contains(err.Error(), "injected failure") {
+		t.Errorf("tune with a failing write: %v\n%s", err, progress.String())
 	}
 	check("after a failed write")
 }

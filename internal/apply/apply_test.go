@@ -1,0 +1,188 @@
+package apply
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tcptune/tcptune/internal/sysctl"
+)
+
+var fixtureValues = map[string]string{
+	"net.ipv4.tcp_rmem":        "4096 131072 6291456",
+	"net.ipv4.tcp_wmem":        "4096 16384 4194304",
+	"net.ipv4.tcp_mtu_probing": "0",
+	"net.core.rmem_max":        "212992",
+}
+
+// fixture is a /proc/sys tree and private state directories.
+func fixture(t *testing.T) Options {
+	t.Helper()
+	root := t.TempDir()
+	fs := sysctl.FS{Root: root}
+	for k, v := range fixtureValues {
+		p, _ := fs.Path(k)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Options{FS: fs, BackupDir: filepath.Join(root, "backups"), SysctlD: filepath.Join(root, "sysctl.d")}
+}
+
+func values(t *testing.T, o Options) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for k := range fixtureValues {
+		v, err := o.FS.Get(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func same(a, b map[string]string) bool {
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+var request = []KV{
+	{Key: "net.ipv4.tcp_rmem", Value: "4096 131072 16777216"},
+	{Key: "net.ipv4.tcp_wmem", Value: "4096 16384 16777216"},
+	{Key: "net.ipv4.tcp_mtu_probing", Value: "1"},
+	{Key: "net.core.rmem_max", Value: "16777216"},
+}
+
+func TestApplyWritesAndRollsBack(t *testing.T) {
+	o := fixture(t)
+	before := values(t, o)
+	o.Persist = true
+	b, changes, err := Apply(request, o)
+	if err != nil || len(changes) != 4 || b.State != "applied" {
+		t.Fatalf("apply: %v %v %+v", err, changes, b)
+	}
+	if v, _ := o.FS.Get("net.ipv4.tcp_rmem"); v != "4096 131072 16777216" {
+		t.Fatalf("tcp_rmem %q", v)
+	}
+	if data, err := os.ReadFile(o.PersistFile()); err != nil || !strings.Contains(string(data), "net.core.rmem_max = 16777216") {
+		t.Fatalf("persist file: %v %s", err, data)
+	}
+	if _, err := Rollback(b.ID, o); err != nil {
+		t.Fatal(err)
+	}
+	if after := values(t, o); !same(before, after) {
+		t.Fatalf("rollback: %v, want %v", after, before)
+	}
+	if _, err := os.Stat(o.PersistFile()); !os.IsNotExist(err) {
+		t.Fatal("rollback left the persist file that did not exist before")
+	}
+}
+
+// Validation comes first: one bad value and nothing is written or backed up.
+func TestValidationBeforeAnything(t *testing.T) {
+	for name, bad := range map[string]KV{
+		"out of range":      {Key: "net.ipv4.tcp_rmem", Value: "4096 131072 1024"},
+		"not a number":      {Key: "net.core.rmem_max", Value: "lots"},
+		"unknown key":       {Key: "net.ipv4.tcp_nonesuch", Value: "1"},
+		"outside /proc/sys": {Key: "net.//.//.tmp", Value: "1"},
+		"not catalogued":    {Key: "kernel.panic", Value: "1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := fixture(t)
+			before := values(t, o)
+			if _, _, err := Apply(append([]KV{request[0]}, bad), o); err == nil {
+				t.Fatal("accepted")
+			}
+			if after := values(t, o); !same(before, after) {
+				t.Fatal("written before validation finished")
+			}
+			if ents, _ := os.ReadDir(o.BackupDir); len(ents) > 0 {
+				t.Fatal("backed up a refused request")
+			}
+		})
+	}
+}
+
+// The backup is on disk, with the old values, before the first write.
+func TestBackupBeforeFirstWrite(t *testing.T) {
+	o := fixture(t)
+	seen := false
+	o.BeforeWrite = func(i int, c Change) error {
+		if i != 0 {
+			return nil
+		}
+		ents, _ := os.ReadDir(o.BackupDir)
+		if len(ents) != 1 {
+			t.Fatalf("%d backup files at the first write", len(ents))
+		}
+		var b Backup
+		data, _ := os.ReadFile(filepath.Join(o.BackupDir, ents[0].Name()))
+		if json.Unmarshal(data, &b) != nil || len(b.Changes) != 4 || b.Changes[0].Old != fixtureValues[b.Changes[0].Key] {
+			t.Fatalf("backup at the first write: %s", data)
+		}
+		seen = true
+		return nil
+	}
+	if _, _, err := Apply(request, o); err != nil || !seen {
+		t.Fatalf("%v %v", err, seen)
+	}
+}
+
+// A failure at any write restores every value written before it.
+func TestRestoreOnFailureAtEveryStep(t *testing.T) {
+	for step := 0; step < len(request); step++ {
+		o := fixture(t)
+		before := values(t, o)
+		o.BeforeWrite = func(i int, c Change) error {
+			if i == step {
+				return errors.New("injected")
+			}
+			return nil
+		}
+		b, _, err := Apply(request, o)
+		if err == nil || !strings.Contains(err.Error(), "every value written was restored") || b.State != "restored" {
+			t.Fatalf("step %d: %v %+v", step, err, b)
+		}
+		if after := values(t, o); !same(before, after) {
+			t.Fatalf("step %d: %v, want %v", step, after, before)
+		}
+	}
+}
+
+// When a restore itself fails, the keys are named and the backup says so.
+func TestRestoreFailureNamesKeys(t *testing.T) {
+	o := fixture(t)
+	o.BeforeWrite = func(i int, c Change) error {
+		if i != 2 {
+			return nil
+		}
+		// Sabotage the first key's file so that restoring it fails.
+		p, _ := o.FS.Path(request[0].Key)
+		os.Remove(p)
+		os.Mkdir(p, 0o755)
+		return errors.New("injected")
+	}
+	b, _, err := Apply(request, o)
+	var re *RestoreError
+	if err == nil || !errors.As(err, &re) || len(re.Keys) != 1 || re.Keys[0] != request[0].Key {
+		t.Fatalf("want a RestoreError naming %s, got %v", request[0].Key, err)
+	}
+	if strings.Contains(err.Error(), "every value written was restored") || !strings.Contains(err.Error(), "NOT restored: net.ipv4.tcp_rmem") {
+		t.Fatalf("message: %v", err)
+	}
+	if b.State != "partly-restored" {
+		t.Fatalf("state %q", b.State)
+	}
+	if v, _ := o.FS.Get(request[1].Key); v != fixtureValues[request[1].Key] {
+		t.Fatalf("%s not restored: %q", request[1].Key, v)
+	}
+}
