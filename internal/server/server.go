@@ -33,6 +33,9 @@ type Options struct {
 	// MaxPerClient is --max-tests-per-client: tests one address may
 	// hold at once (0 = 2).
 	MaxPerClient int
+	// HandshakeTimeout is how long a new connection has to send its
+	// cookie (0 = 10 s).
+	HandshakeTimeout time.Duration
 	// SetupTimeout bounds a test's set-up: its parameters are due this
 	// long after its cookie, and its data streams this long plus 250 ms
 	// a stream after them (0 = 5 s).
@@ -91,6 +94,9 @@ func New(o Options) *Server {
 	}
 	if o.SetupTimeout <= 0 {
 		o.SetupTimeout = setupTimeout
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = handshakeTimeout
 	}
 	if o.MaxTests <= 0 {
 		o.MaxTests = 4
@@ -218,7 +224,7 @@ func (s *Server) handle(ctx context.Context, c net.Conn, el *list.Element, seq u
 		}
 	}
 	defer release()
-	c.SetReadDeadline(time.Now().Add(handshakeTimeout))
+	c.SetReadDeadline(time.Now().Add(s.o.HandshakeTimeout))
 	var cookie [wire.CookieSize]byte
 	if _, err := io.ReadFull(c, cookie[:]); err != nil {
 		s.o.Log.Warn("closing connection: no cookie", "peer", c.RemoteAddr().String(), "err", err)

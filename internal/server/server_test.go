@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -221,12 +222,27 @@ func TestVanishingClient(t *testing.T) {
 	healthy(t, addr)
 }
 
+func openFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
+}
+
+// TestSlowloris: 500 connections send part of a cookie and then nothing.
+// The cap (256 waiting) closes the oldest at once; the rest are closed
+// at the handshake deadline, not before; real tests run meanwhile; and
+// afterwards the server holds no goroutine or descriptor for them.
 func TestSlowloris(t *testing.T) {
-	_, addr, _ := startServer(t, Options{})
+	const deadline = 2 * time.Second
+	_, addr, _ := startServer(t, Options{HandshakeTimeout: deadline})
+	goroutines, fds := runtime.NumGoroutine(), openFDs(t)
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	var conns []net.Conn
+	start := time.Now()
 	for i := 0; i < 500; i++ {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -240,6 +256,17 @@ func TestSlowloris(t *testing.T) {
 			c.Close()
 		}
 	}()
+	// The cap: the oldest 244 are closed at once.
+	closedEarly := 0
+	for _, c := range conns[:244] {
+		c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); err == io.EOF {
+			closedEarly++
+		}
+	}
+	if closedEarly < 240 {
+		t.Errorf("the cap closed %d of the 244 oldest connections", closedEarly)
+	}
 	// The server still serves real tests meanwhile.
 	healthy(t, addr)
 	var after runtime.MemStats
@@ -248,10 +275,30 @@ func TestSlowloris(t *testing.T) {
 	if grow := int64(after.HeapInuse) - int64(before.HeapInuse); grow > 64<<20 {
 		t.Fatalf("heap grew by %d MB with 500 idle connections", grow>>20)
 	}
-	// Idle connections are dropped after the handshake deadline.
-	conns[0].SetReadDeadline(time.Now().Add(handshakeTimeout + 5*time.Second))
-	if _, err := io.ReadAll(conns[0]); err != nil {
+	// The newest connection, which the cap leaves alone, is closed by the
+	// handshake deadline: not before it, and not long after.
+	last := conns[len(conns)-1]
+	last.SetReadDeadline(time.Now().Add(deadline + 5*time.Second))
+	if _, err := io.ReadAll(last); err != nil {
 		t.Fatalf("idle connection not closed by the server: %v", err)
+	}
+	if took := time.Since(start); took < deadline-100*time.Millisecond || took > deadline+3*time.Second {
+		t.Errorf("the newest idle connection was closed after %v (deadline %v)", took, deadline)
+	}
+	// Nothing left behind once the clients are gone too.
+	for _, c := range conns {
+		c.Close()
+	}
+	var g, f int
+	for i := 0; i < 50; i++ {
+		g, f = runtime.NumGoroutine(), openFDs(t)
+		if g <= goroutines+5 && f <= fds+5 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if g > goroutines+5 || f > fds+5 {
+		t.Errorf("goroutines %d → %d, descriptors %d → %d after the connections ended", goroutines, g, fds, f)
 	}
 }
 
