@@ -5,6 +5,7 @@ package engine
 import (
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -78,17 +79,29 @@ func TestRawStopWakesBlockedStreams(t *testing.T) {
 	}
 }
 
-// -Z sends with sendfile from a memory file; --skip-rx-copy counts
-// without copying. Both must count every byte the other side saw.
+// -Z sends with sendfile from a memory file, and nothing touches a disk
+// (a server under -Z -R used to write a temporary file per stream);
+// --skip-rx-copy counts without copying. Both must count every byte the
+// other side saw.
 func TestRawZeroCopyAndSkipRxCopy(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	cc, sc := tcpPair(t)
 	tx := NewTCPStream(1, cc, true)
 	rx := NewTCPStream(1, sc, false)
 	limit := NewLimit(64<<20, 0, 128<<10)
-	send := NewTest(Config{BlockLen: 128 << 10, ZeroCopy: true, Limit: limit}, []*Stream{tx})
+	// Paced at 1 Gbit/s, so that the sender is still at work when looked at.
+	send := NewTest(Config{BlockLen: 128 << 10, ZeroCopy: true, Limit: limit, Rate: 1e9}, []*Stream{tx})
 	recv := NewTest(Config{BlockLen: 128 << 10, SkipRxCopy: true}, []*Stream{rx})
 	recv.Start()
 	send.Start()
+	time.Sleep(50 * time.Millisecond)
+	if src := zeroCopySources(t); len(src) != 1 || src[0] != "/memfd:tcptune-zc (deleted)" {
+		t.Errorf("-Z sends from %q, want one memfd", src)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
+		t.Errorf("-Z wrote %d files under TMPDIR", len(ents))
+	}
 	select {
 	case <-limit.Done():
 	case <-time.After(20 * time.Second):
@@ -108,4 +121,25 @@ func TestRawZeroCopyAndSkipRxCopy(t *testing.T) {
 	if tx.Err() != nil || rx.Err() != nil {
 		t.Fatalf("errors: %v, %v", tx.Err(), rx.Err())
 	}
+}
+
+// zeroCopySources lists what this process's descriptors name that could
+// be the source of a -Z sender: memory files and regular files.
+func zeroCopySources(t *testing.T) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		l, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err != nil || !strings.HasPrefix(l, "/") || strings.HasPrefix(l, "/dev/") || strings.HasPrefix(l, "/proc/") {
+			continue
+		}
+		if strings.Contains(l, "tcptune") {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -187,31 +187,15 @@ func (p *pacer) wait(sent int64, stop func() bool) {
 	}
 }
 
+// sendTCP is the portable send loop. -Z is zero-copy only on the raw
+// Linux path (sendfile from a memfd, rawio_linux.go); here it sends with
+// ordinary writes rather than staging the block in a file on disk.
 func (s *Stream) sendTCP(cfg runConfig) {
 	buf := randomBlock(cfg.blockLen)
 	p := pacer{rate: cfg.rate, start: time.Now()}
-	var zf *os.File
-	if cfg.zeroCopy {
-		zf = zeroCopySource(buf)
-		if zf != nil {
-			defer zf.Close()
-		}
-	}
-	tc, _ := s.conn.(*net.TCPConn)
-	write := s.conn.Write
 	for !cfg.stop.Load() {
 		p.wait(s.bytes.Load(), func() bool { return cfg.stop.Load() || s.stopped.Load() })
-		var n int
-		var err error
-		if zf != nil && tc != nil {
-			var m int64
-			if _, err = zf.Seek(0, io.SeekStart); err == nil {
-				m, err = tc.ReadFrom(&io.LimitedReader{R: zf, N: int64(len(buf))})
-			}
-			n = int(m)
-		} else {
-			n, err = write(buf)
-		}
+		n, err := s.conn.Write(buf)
 		if n > 0 {
 			s.bytes.Add(int64(n))
 			s.blocks.Add(1)
@@ -222,21 +206,6 @@ func (s *Stream) sendTCP(cfg runConfig) {
 			return
 		}
 	}
-}
-
-// zeroCopySource puts one block in an unlinked temporary file, so that
-// TCPConn.ReadFrom can send it with sendfile(2) (iperf3's -Z).
-func zeroCopySource(block []byte) *os.File {
-	f, err := os.CreateTemp("", "tcptune-zc-*")
-	if err != nil {
-		return nil
-	}
-	os.Remove(f.Name())
-	if _, err := f.Write(block); err != nil {
-		f.Close()
-		return nil
-	}
-	return f
 }
 
 func (s *Stream) recvTCP(cfg runConfig) {
