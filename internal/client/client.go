@@ -352,7 +352,7 @@ func (s *session) createStreams(ctx context.Context) error {
 	s.test = engine.NewTest(engine.Config{
 		BlockLen: blk, Rate: float64(s.params.Bandwidth), ZeroCopy: s.params.ZeroCopy, SkipRxCopy: s.params.SkipRxCopy,
 		UDP64: s.params.UDPCounters64, Interval: s.o.Interval, Omit: s.omit(),
-		Limit: s.limit, OnInterval: s.pr.Interval,
+		Limit: s.limit, OnInterval: s.pr.Interval, KeepIntervals: true,
 	}, streams)
 	s.describe(streams, blk)
 	return nil

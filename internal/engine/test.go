@@ -23,6 +23,13 @@ type Config struct {
 	// in the kernel holding a processor (rawio_linux.go); nil makes one.
 	Procs      *Procs
 	OnInterval func(Interval)
+	// KeepIntervals keeps every interval for Intervals(); a long-lived
+	// server leaves it off, so that its memory does not grow with a
+	// test's length.
+	KeepIntervals bool
+	// Ticks, if set, replaces the interval clock: each value received
+	// is the time of one sample (tests use it to simulate long tests).
+	Ticks <-chan time.Time
 }
 
 // StreamInterval is one stream's figures over one reporting interval.
@@ -206,6 +213,10 @@ func (t *Test) sampler() {
 	}
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
+	ticks := ticker.C
+	if t.cfg.Ticks != nil {
+		ticks = t.cfg.Ticks
+	}
 	var omitC <-chan time.Time
 	if t.omitting {
 		tm := time.NewTimer(t.cfg.Omit)
@@ -222,7 +233,7 @@ func (t *Test) sampler() {
 			t.resetLocked(now)
 			t.mu.Unlock()
 			ticker.Reset(tick)
-		case now := <-ticker.C:
+		case now := <-ticks:
 			t.mu.Lock()
 			t.sampleLocked(now, true, nil)
 			t.mu.Unlock()
@@ -316,7 +327,9 @@ func (t *Test) sampleLocked(now time.Time, emit bool, infos []*sockopt.TCPInfo) 
 	}
 	t.lastTick = now
 	if emit && t.cfg.Interval > 0 {
-		t.intervals = append(t.intervals, iv)
+		if t.cfg.KeepIntervals {
+			t.intervals = append(t.intervals, iv)
+		}
 		if t.cfg.OnInterval != nil {
 			t.cfg.OnInterval(iv)
 		}
@@ -432,7 +445,8 @@ func (t *Test) Totals() []StreamTotal {
 	return t.totals
 }
 
-// Intervals are the reported intervals; valid after Stop.
+// Intervals are the reported intervals (with Config.KeepIntervals);
+// valid after Stop.
 func (t *Test) Intervals() []Interval {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -33,10 +33,15 @@ func (m Mode) Collects() bool { return m == JSON || m == JSONStreamFull }
 type Printer struct {
 	W    io.Writer
 	Mode Mode
+	// MaxIntervals bounds the intervals the document keeps (0 = all):
+	// the first and the last halves are kept, and IntervalsLeftOut
+	// counts the rest. A server sets it.
+	MaxIntervals int
 
 	mu         sync.Mutex
 	meta       Meta
 	doc        Document
+	intervals  headTail[Obj]
 	headerDone bool
 	localSends bool
 	tcpInfo    bool
@@ -84,7 +89,8 @@ func (p *Printer) Interval(iv engine.Interval) {
 	defer p.mu.Unlock()
 	obj := IntervalObj(iv)
 	if p.Mode.Collects() {
-		p.doc.Intervals = append(p.doc.Intervals, obj)
+		p.intervals.max = p.MaxIntervals
+		p.intervals.add(obj)
 	}
 	switch {
 	case p.Mode.Streams():
@@ -159,7 +165,17 @@ func (p *Printer) SetExt(ext any) {
 func (p *Printer) Document() Document {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.doc
+	d := p.doc
+	d.Intervals = p.intervals.items()
+	return d
+}
+
+// IntervalsLeftOut is how many intervals MaxIntervals left out of the
+// document.
+func (p *Printer) IntervalsLeftOut() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.intervals.dropped
 }
 
 // Flush writes the -J document (the modes that collect it).

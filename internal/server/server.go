@@ -36,20 +36,23 @@ type Options struct {
 	// HandshakeTimeout is how long a new connection has to send its
 	// cookie (0 = 10 s).
 	HandshakeTimeout time.Duration
+	Mode             report.Mode
+	Interval         time.Duration
+	RcvTimeout       time.Duration
+	Out              io.Writer // reports
+	Log              *slog.Logger
+	// Ready, if set, receives the listening address once the server listens.
+	Ready chan<- net.Addr
 	// SetupTimeout bounds a test's set-up: its parameters are due this
 	// long after its cookie, and its data streams this long plus 250 ms
 	// a stream after them (0 = 5 s).
-	Mode       report.Mode
-	Interval   time.Duration
-	RcvTimeout time.Duration
-	Out        io.Writer // reports
-	Log        *slog.Logger
-	// Ready, if set, receives the listening address once the server listens.
-	Ready        chan<- net.Addr
 	SetupTimeout time.Duration
 	// Sysctl is where the allowed congestion controls are read; the zero
 	// value is the live /proc/sys.
 	Sysctl sysctl.FS
+	// ticks, if set, clocks every test's intervals (tests simulate long
+	// tests with it).
+	ticks <-chan time.Time
 }
 
 func (o Options) sysctl() sysctl.FS {

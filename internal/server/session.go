@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,7 +33,7 @@ type session struct {
 	streams   chan accepted
 	accepting bool
 	pr        *report.Printer
-	text      bytes.Buffer // the text report, for --get-server-output
+	text      report.ClippedText // the text report, for --get-server-output
 	test      *engine.Test
 	udpIDs    []string
 	udpUsed   bool
@@ -43,6 +42,13 @@ type session struct {
 func newSession(s *Server, c net.Conn, cookie [wire.CookieSize]byte, serial int) *session {
 	return &session{srv: s, ctrl: c, cookie: cookie, serial: serial}
 }
+
+// What a server keeps of one test's report is bounded, whatever the
+// test's length: its text for --get-server-output (bytes), and the
+// intervals of its -J document, fewer the more streams each has.
+const maxServerText = 128 << 10
+
+func maxKeptIntervals(streams int) int { return max(64, 8192/(streams+3)) }
 
 // accepted is a data connection with its place in the accept order.
 type accepted struct {
@@ -124,9 +130,14 @@ func (t *session) run(ctx context.Context) {
 		// it: the request is refused with a warning, and the test runs.
 		t.logf("ignoring the client's server CPU affinity (%d): it would pin every test this server runs", p.ServerAffinity)
 	}
+	t.text.Max = maxServerText
 	if t.srv.o.Mode == report.Text {
-		// Text is printed live and kept for --get-server-output.
-		t.pr = report.NewPrinter(io.MultiWriter(t.srv.lockedOut(), &t.text), report.Text)
+		// Text is printed live, and kept for --get-server-output.
+		var w io.Writer = t.srv.lockedOut()
+		if p.GetServerOutput {
+			w = io.MultiWriter(w, &t.text)
+		}
+		t.pr = report.NewPrinter(w, report.Text)
 	} else {
 		t.pr = report.NewPrinter(&t.text, report.JSON)
 	}
@@ -321,10 +332,12 @@ func (t *session) serve(ctx context.Context, streams []*engine.Stream) {
 	for _, s := range streams {
 		sends = sends || s.Sender
 	}
+	t.pr.MaxIntervals = maxKeptIntervals(len(streams))
 	t.pr.Start(m, sends, sockopt.HasTCPInfo && !p.UDP)
 	t.test = engine.NewTest(engine.Config{
 		BlockLen: m.BlockLen, Rate: float64(p.Bandwidth), ZeroCopy: p.ZeroCopy, SkipRxCopy: p.SkipRxCopy, UDP64: p.UDPCounters64,
 		Interval: t.srv.o.Interval, Omit: time.Duration(p.Omit) * time.Second, OnInterval: t.pr.Interval,
+		Ticks: t.srv.o.ticks,
 	}, streams)
 	defer func() {
 		t.test.Stop()
@@ -448,7 +461,11 @@ func (t *session) exchange(m report.Meta) {
 	totals := t.test.Totals()
 	cpu := t.test.CPU()
 	sum := report.Summarize(m, totals, peer, cpu)
-	ext := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), SndBuf: m.SndBufActual, RcvBuf: m.RcvBufActual, Streams: engine.ExtStreams(totals)}
+	ext := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), SndBuf: m.SndBufActual, RcvBuf: m.RcvBufActual, Streams: engine.ExtStreams(totals),
+		IntervalsLeftOut: t.pr.IntervalsLeftOut()}
+	if n := ext.IntervalsLeftOut; n > 0 {
+		t.logf("the report keeps the first and last %d intervals; %d between them were left out", t.pr.MaxIntervals/2, n)
+	}
 	t.pr.End(sum, ext)
 	res := engine.Results(totals, cpu, m.CongestionCC)
 	if raw, err := json.Marshal(ext); err == nil {

@@ -10,6 +10,9 @@ type Ext struct {
 	SndBuf  int         `json:"sndbuf_actual"`
 	RcvBuf  int         `json:"rcvbuf_actual"`
 	Streams []ExtStream `json:"streams"`
+	// IntervalsLeftOut counts the intervals a server left out of its
+	// report to bound its memory (the middle of a long test).
+	IntervalsLeftOut int `json:"intervals_left_out,omitempty"`
 }
 
 // ExtStream is one sending stream's sender-side view.
