@@ -21,6 +21,7 @@ import (
 
 // benchFlags are iperf3's client flags, with iperf3's letters.
 type benchFlags struct {
+	auth           authFlags
 	host           string
 	port           int
 	time           int
@@ -98,6 +99,8 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.dontFrag, "dont-fragment", false, "set IPv4 Don't Fragment flag")
 	fs.Var(&keepAliveValue{&f.keepAlive}, "cntl-ka", "use TCP keepalive on the control connection: [IDLE/INTERVAL/COUNT], each optional (system default)")
 	fs.Lookup("cntl-ka").NoOptDefVal = " "
+	f.auth.registerClient(fs)
+	f.auth.registerPadding(fs)
 }
 
 // options validates the flags together and builds client options.
@@ -200,6 +203,9 @@ func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
 	f.bitrateSet = cmd.Flags().Changed("bitrate")
 	o, local, err := f.options()
 	if err != nil {
+		return err
+	}
+	if o.Auth, err = f.auth.credentials(cmd); err != nil {
 		return err
 	}
 	if local >= 0 {

@@ -66,7 +66,12 @@ func newIperf3Cmd(args []string) *cobra.Command {
 				return errors.New("-s and -c: choose one")
 			case serverMode:
 				s.port, s.bind, s.json, s.interval, s.format = b.port, b.bind, b.json, b.interval, b.format
-				return server.New(s.options(cmd)).ListenAndServe(cmd.Context())
+				s.auth.pkcs1 = b.auth.pkcs1
+				o, err := s.options(cmd)
+				if err != nil {
+					return err
+				}
+				return server.New(o).ListenAndServe(cmd.Context())
 			case b.host != "":
 				return runBench(cmd.Context(), cmd, b)
 			}
@@ -81,6 +86,7 @@ func newIperf3Cmd(args []string) *cobra.Command {
 	intVarP(fs, &s.maxTests, "max-tests", "", 1, 1, 1024, "tests", "tests served at once (iperf3 serves one)")
 	intVarP(fs, &s.maxDuration, "server-max-duration", "", 0, 0, 86400, "seconds", "refuse timed tests longer than this and end -n/-k tests at it (0 = no limit, as iperf3)")
 	intVarP(fs, &s.perClient, "max-tests-per-client", "", 2, 1, 1024, "tests", "tests one client address may run at once (with --max-tests)")
+	s.auth.registerServer(fs)
 	intVarP(fs, &s.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "idle timeout for receiving data (ms)")
 	fs.BoolVarP(&pf.version, "version", "v", false, "print the version (iperf 3.22 (tcptune X.Y.Z)) and exit")
 	fs.BoolVarP(&pf.daemon, "daemon", "D", false, "run the server in the background as a daemon ("+runtime.GOOS+": "+daemonSupport()+")")

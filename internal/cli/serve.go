@@ -12,6 +12,7 @@ import (
 )
 
 type serveFlags struct {
+	auth        authFlags
 	port        int
 	bind        string
 	oneOff      bool
@@ -35,9 +36,15 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	secondsVarP(fs, &f.interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")
 	intVarP(fs, &f.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "abort a test when no data moves for this long (ms)")
 	fs.VarP(&formatValue{&f.format}, "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
+	f.auth.registerServer(fs)
+	f.auth.registerPadding(fs)
 }
 
-func (f *serveFlags) options(cmd *cobra.Command) server.Options {
+func (f *serveFlags) options(cmd *cobra.Command) (server.Options, error) {
+	v, err := f.auth.verifier()
+	if err != nil {
+		return server.Options{}, err
+	}
 	mode := report.Text
 	var h slog.Handler = slog.NewTextHandler(cmd.ErrOrStderr(), nil)
 	if f.json {
@@ -46,7 +53,7 @@ func (f *serveFlags) options(cmd *cobra.Command) server.Options {
 	}
 	return server.Options{Bind: f.bind, Port: f.port, OneOff: f.oneOff, MaxTests: f.maxTests, MaxPerClient: f.perClient, MaxDuration: f.maxDuration,
 		Mode: mode, Interval: f.interval, RcvTimeout: time.Duration(f.rcvTimeout) * time.Millisecond,
-		Out: cmd.OutOrStdout(), Log: slog.New(h)}
+		Out: cmd.OutOrStdout(), Log: slog.New(h), Auth: v}, nil
 }
 
 func newServeCmd() *cobra.Command {
@@ -63,7 +70,11 @@ TCP_INFO figures back, so that reverse (-R) tests say what limited them.`,
   tcptune serve -1 -J`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return server.New(f.options(cmd)).ListenAndServe(cmd.Context())
+			o, err := f.options(cmd)
+			if err != nil {
+				return err
+			}
+			return server.New(o).ListenAndServe(cmd.Context())
 		},
 	}
 	f.register(cmd.Flags())

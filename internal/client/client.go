@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tcptune/tcptune/internal/auth"
 	"io"
 	"math"
 	"net"
@@ -45,6 +46,9 @@ type Options struct {
 	// KeepAlive, when set, turns on TCP keepalive on the control
 	// connection (--cntl-ka).
 	KeepAlive *net.KeepAliveConfig
+	// Auth, when set, signs the test in to a server that requires it
+	// (--username, --rsa-public-key-path).
+	Auth *auth.Credentials
 }
 
 // Outcome is what a finished test produced.
@@ -208,13 +212,21 @@ func (s *session) readState(timeout time.Duration) (wire.State, error) {
 func (s *session) loop(ctx context.Context) (*Outcome, error) {
 	timeout := s.o.ctrlTimeout()
 	var outcome *Outcome
+	paramsPending := false // parameters sent, the server's answer not yet read
 	for {
 		st, err := s.readState(timeout)
 		if err != nil {
-			return outcome, err
+			return outcome, s.explainRefusal(err, paramsPending)
 		}
 		switch st {
 		case wire.ParamExchange:
+			paramsPending = true
+			if s.o.Auth != nil {
+				// The token carries the time: it is made as it is sent.
+				if s.params.Authtoken, err = s.o.Auth.Token(time.Now()); err != nil {
+					return nil, fmt.Errorf("authentication: %w", err)
+				}
+			}
 			body, err := s.params.Encode()
 			if err != nil {
 				return nil, fmt.Errorf("parameters: %w", err)
@@ -223,6 +235,7 @@ func (s *session) loop(ctx context.Context) (*Outcome, error) {
 				return nil, fmt.Errorf("sending parameters: %w", err)
 			}
 		case wire.CreateStreams:
+			paramsPending = false
 			if err := s.createStreams(ctx); err != nil {
 				return nil, err
 			}
@@ -261,13 +274,28 @@ func (s *session) loop(ctx context.Context) (*Outcome, error) {
 			if err != nil {
 				return nil, fmt.Errorf("server error (no details: %v)", err)
 			}
-			return nil, fmt.Errorf("server error: %w", e)
+			return nil, s.explainRefusal(fmt.Errorf("server error: %w", e), paramsPending)
 		case wire.ServerTerminate:
 			return nil, wire.Errorf(wire.IEServerTerm)
 		default:
 			return nil, fmt.Errorf("%w (%d)", wire.Errorf(wire.IEMessage), int8(st))
 		}
 	}
+}
+
+// explainRefusal adds what the evidence allows to an error that ended a
+// test right after its parameters were sent: iperf3 servers since 3.19
+// refuse a login by closing the connection, or with an unrelated error
+// number, rather than with "test authorization failed".
+func (s *session) explainRefusal(err error, paramsPending bool) error {
+	var we *wire.Error
+	if !paramsPending || (errors.As(err, &we) && we.Code == wire.IEAuthTest) {
+		return err
+	}
+	if s.o.Auth != nil {
+		return fmt.Errorf("%w (the server ended the test on reading the credentials: it may have refused them; iperf3 3.19+ servers do not say why)", err)
+	}
+	return fmt.Errorf("%w (the server ended the test on reading the parameters; a server that requires authentication does so: see --username)", err)
 }
 
 // sockOptions are the options for data sockets, set before connect.

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/auth"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/sysctl"
 	"github.com/tcptune/tcptune/internal/wire"
@@ -50,6 +51,9 @@ type Options struct {
 	// Sysctl is where the allowed congestion controls are read; the zero
 	// value is the live /proc/sys.
 	Sysctl sysctl.FS
+	// Auth, if set, requires every test to carry a token it accepts
+	// (iperf3's --rsa-private-key-path and --authorized-users-path).
+	Auth *auth.Verifier
 	// ticks, if set, clocks every test's intervals (tests simulate long
 	// tests with it).
 	ticks <-chan time.Time

@@ -75,6 +75,24 @@ func (t *session) logf(format string, args ...any) {
 	t.srv.o.Log.Warn(fmt.Sprintf(format, args...), "test", t.serial, "peer", t.ctrl.RemoteAddr().String())
 }
 
+// authorized checks the client's token when the server requires one,
+// and refuses the test with iperf3's error 142 if it fails. The log says
+// why, but not the user a failed token names: people type passwords
+// into user-name fields.
+func (t *session) authorized(token string) bool {
+	v := t.srv.o.Auth
+	if v == nil {
+		return true
+	}
+	user, err := v.Check(token)
+	if err != nil {
+		t.fail(fmt.Errorf("%w: %v", wire.Errorf(wire.IEAuthTest), err))
+		return false
+	}
+	t.srv.o.Log.Info("authentication succeeded", "user", user, "test", t.serial, "peer", t.ctrl.RemoteAddr().String())
+	return true
+}
+
 // fail sends SERVER_ERROR with the i_errno of err and logs.
 func (t *session) fail(err error) {
 	var we *wire.Error
@@ -112,6 +130,9 @@ func (t *session) run(ctx context.Context) {
 	p, err := wire.ParseParams(body)
 	if err != nil {
 		t.fail(err)
+		return
+	}
+	if !t.authorized(p.Authtoken) {
 		return
 	}
 	if max := t.srv.o.MaxDuration; max > 0 && p.Time+p.Omit > max {

@@ -29,6 +29,7 @@ const (
 	IESetBuf           = 124
 	IESetCongestion    = 134
 	IESetBuf2          = 141
+	IEAuthTest         = 142
 	IENoMsg            = 144
 	IEServerTestExpire = 160
 	IEStreamConnect    = 203
@@ -60,6 +61,7 @@ var errText = map[int]string{
 	IESetBuf:           "unable to set socket buffer size",
 	IESetCongestion:    "unable to set TCP_CONGESTION: supplied congestion control algorithm not supported on this host",
 	IESetBuf2:          "socket buffer size not set correctly",
+	IEAuthTest:         "test authorization failed",
 	IENoMsg:            "no data received within the receive timeout",
 	IEServerTestExpire: "server test duration expired",
 	IEStreamConnect:    "unable to connect stream",

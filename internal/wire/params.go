@@ -39,7 +39,10 @@ type Params struct {
 	ZeroCopy        bool
 	SkipRxCopy      bool // 3.19+: the receiver counts with MSG_TRUNC, no copy
 	DontFragment    bool
-	ClientVersion   string
+	// Authtoken is iperf3's authentication token (internal/auth): an
+	// RSA-encrypted user, password and time, in base64.
+	Authtoken     string
+	ClientVersion string
 	// Tcptune is our extension: present only when the client is tcptune.
 	Tcptune *ParamsExt
 }
@@ -146,6 +149,9 @@ func (p Params) MarshalJSON() ([]byte, error) {
 	}
 	if p.DontFragment {
 		put("dont_fragment", 1)
+	}
+	if p.Authtoken != "" {
+		put("authtoken", p.Authtoken)
 	}
 	put("client_version", p.ClientVersion)
 	if p.Tcptune != nil {
@@ -315,6 +321,7 @@ func ParseParams(data []byte) (*Params, error) {
 		ZeroCopy:        f.flag("zerocopy"),
 		SkipRxCopy:      f.flag("skip_rx_copy"),
 		DontFragment:    f.flag("dont_fragment"),
+		Authtoken:       f.str("authtoken"),
 		ClientVersion:   f.str("client_version"),
 	}
 	if f.has("tcptune") {

@@ -1,0 +1,154 @@
+package auth
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testKey is generated once: RSA key generation is slow.
+var testKey = func() *rsa.PrivateKey {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPasswordHashIsIperf3s(t *testing.T) {
+	// As iperf3's documentation computes it:
+	// printf '%s' '{mario}S3cr3t' | sha256sum
+	if got := PasswordHash("mario", "S3cr3t"); got != "a1ac99fca96db04330a66a137e0cc846b22a06c926955b05d7fa44f98f873b37" {
+		t.Fatalf("hash %s", got)
+	}
+	if PasswordHash("a", "bc") == PasswordHash("ab", "c") {
+		t.Fatal("the salt does not separate user and password")
+	}
+}
+
+func TestTokenRoundTrip(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	users := writeFile(t, "users.csv", "# comment\r\n\r\nnocomma\nmario,"+PasswordHash("mario", "S3cr3t")+"\r\nluigi,"+PasswordHash("luigi", "x")+"\n")
+	for _, pkcs1 := range []bool{false, true} {
+		v := &Verifier{Key: testKey, UsersPath: users, PKCS1: pkcs1, Now: func() time.Time { return now }}
+		tok := func(user, pw string, at time.Time, pk bool) string {
+			s, err := Token(&testKey.PublicKey, user, pw, at, pk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		cases := []struct {
+			name  string
+			token string
+			want  error
+		}{
+			{"good", tok("mario", "S3cr3t", now, pkcs1), nil},
+			{"second user", tok("luigi", "x", now.Add(-9*time.Second), pkcs1), nil},
+			{"wrong password", tok("mario", "s3cr3t", now, pkcs1), ErrCredentials},
+			{"unknown user", tok("peach", "S3cr3t", now, pkcs1), ErrCredentials},
+			{"stale", tok("mario", "S3cr3t", now.Add(-11*time.Second), pkcs1), ErrStale},
+			{"future", tok("mario", "S3cr3t", now.Add(11*time.Second), pkcs1), ErrStale},
+			{"other padding", tok("mario", "S3cr3t", now, !pkcs1), ErrBadToken},
+			{"missing", "", ErrNoToken},
+			{"not base64", "!!!", ErrBadToken},
+			{"short", "AAAA", ErrBadToken},
+		}
+		for _, c := range cases {
+			user, err := v.Check(c.token)
+			if !errors.Is(err, c.want) {
+				t.Errorf("pkcs1=%v %s: %v, want %v", pkcs1, c.name, err, c.want)
+			}
+			if c.want == nil && user == "" {
+				t.Errorf("pkcs1=%v %s: no user", pkcs1, c.name)
+			}
+		}
+	}
+	// A user file that cannot be read refuses everyone.
+	v := &Verifier{Key: testKey, UsersPath: "/nonexistent/users", Now: func() time.Time { return now }}
+	s, _ := Token(&testKey.PublicKey, "mario", "S3cr3t", now, false)
+	if _, err := v.Check(s); err == nil {
+		t.Error("accepted without a users file")
+	}
+}
+
+func TestTokenRefusesWhatIperf3CannotCarry(t *testing.T) {
+	for _, c := range [][2]string{{"ma rio", "p"}, {"mario", "pa ss"}, {"", "p"}, {"mario", ""}, {"mario", "p\nts: 1"}} {
+		if _, err := Token(&testKey.PublicKey, c[0], c[1], time.Now(), false); err == nil {
+			t.Errorf("token for %q/%q accepted", c[0], c[1])
+		}
+	}
+}
+
+func TestPlaintextIsIperf3sFormat(t *testing.T) {
+	if got := plaintext("mario", "pw", 42); got != "user: mario\npwd:  pw\nts:   42" {
+		t.Fatalf("%q", got)
+	}
+	for _, s := range []string{"user: a\npwd: b\nts: x", "user: a\npwd:  b", "usr: a\npwd:  b\nts:   1"} {
+		if _, _, _, ok := parsePlaintext(s); ok {
+			t.Errorf("parsed %q", s)
+		}
+	}
+}
+
+func TestLoadKeys(t *testing.T) {
+	pkcs8, _ := x509.MarshalPKCS8PrivateKey(testKey)
+	pkix, _ := x509.MarshalPKIXPublicKey(&testKey.PublicKey)
+	for name, body := range map[string][]byte{
+		"pkcs8": pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}),
+		"pkcs1": pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(testKey)}),
+	} {
+		k, err := LoadPrivateKey(writeFile(t, name, string(body)))
+		if err != nil || !k.Equal(testKey) {
+			t.Errorf("%s private key: %v", name, err)
+		}
+	}
+	for name, body := range map[string][]byte{
+		"pkix":  pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pkix}),
+		"pkcs1": pem.EncodeToMemory(&pem.Block{Type: "RSA PUBLIC KEY", Bytes: x509.MarshalPKCS1PublicKey(&testKey.PublicKey)}),
+	} {
+		k, err := LoadPublicKey(writeFile(t, name, string(body)))
+		if err != nil || !k.Equal(&testKey.PublicKey) {
+			t.Errorf("%s public key: %v", name, err)
+		}
+	}
+	if _, err := LoadPublicKey(writeFile(t, "priv", string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8})))); err == nil || !strings.Contains(err.Error(), "want PUBLIC KEY") {
+		t.Errorf("a private key read as public: %v", err)
+	}
+	if _, err := LoadPrivateKey(writeFile(t, "junk", "hello")); err == nil {
+		t.Error("junk read as a key")
+	}
+}
+
+func TestClientPasswordFromEnvironment(t *testing.T) {
+	env := func(k string) string {
+		if k == PasswordEnv {
+			return "S3cr3t"
+		}
+		return ""
+	}
+	if p, err := ClientPassword(env, os.Stdin, nil); err != nil || p != "S3cr3t" {
+		t.Fatalf("%q %v", p, err)
+	}
+	devnull, _ := os.Open(os.DevNull)
+	defer devnull.Close()
+	if _, err := ClientPassword(func(string) string { return "" }, devnull, nil); err == nil || !strings.Contains(err.Error(), PasswordEnv) {
+		t.Fatalf("no terminal, no variable: %v", err)
+	}
+}
