@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -103,6 +104,9 @@ type session struct {
 	meta   report.Meta
 	test   *engine.Test
 	limit  *engine.Limit
+	// running is test for the goroutine that watches ctx, which may run
+	// while loop creates the test.
+	running atomic.Pointer[engine.Test]
 }
 
 func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
@@ -148,7 +152,7 @@ func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
 	}
 	// Close the control connection if the caller gives up.
 	stopWatch := context.AfterFunc(ctx, func() {
-		if s.test != nil && !s.test.Stopped() {
+		if t := s.running.Load(); t != nil && !t.Stopped() {
 			wire.WriteState(ctrl, wire.ClientTerminate)
 		}
 		ctrl.SetDeadline(time.Unix(1, 0))
@@ -382,6 +386,7 @@ func (s *session) createStreams(ctx context.Context) error {
 		UDP64: s.params.UDPCounters64, Interval: s.o.Interval, Omit: s.omit(),
 		Limit: s.limit, OnInterval: s.pr.Interval, KeepIntervals: true,
 	}, streams)
+	s.running.Store(s.test)
 	s.describe(streams, blk)
 	return nil
 }
