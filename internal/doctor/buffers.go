@@ -10,7 +10,7 @@ import (
 
 // checkBuffers: tcp_rmem/tcp_wmem maxima against the BDP to the peer
 // (RTT by TCP connects, rate = the NIC's speed).
-func checkBuffers(h Host, f *facts) []Result {
+func checkBuffers(h Host, in inputs) []Result {
 	rmem, err1 := h.sysctlInts("net.ipv4.tcp_rmem")
 	wmem, err2 := h.sysctlInts("net.ipv4.tcp_wmem")
 	if err1 != nil || err2 != nil || len(rmem) != 3 || len(wmem) != 3 {
@@ -24,11 +24,11 @@ func checkBuffers(h Host, f *facts) []Result {
 	if err != nil {
 		return []Result{na("buffers", fmt.Sprintf("%s; RTT to %s unmeasurable: %v", ev, h.Peer, err))}
 	}
-	if f.speedMbps <= 0 {
+	if in.speedMbps <= 0 {
 		return []Result{{Check: "buffers", Verdict: OK, Evidence: fmt.Sprintf("%s; RTT %v, but the link speed is unknown: use tcptune advise --rate R --rtt %v", ev, rtt.Round(10*time.Microsecond), rtt.Round(10*time.Microsecond))}}
 	}
 	rel, _ := h.sysctl("kernel.osrelease")
-	return []Result{bufferVerdict(window.Linux(rel), ev, float64(f.speedMbps)*1e6, rtt, rmem[2], wmem[2])}
+	return []Result{bufferVerdict(window.Linux(rel), ev, float64(in.speedMbps)*1e6, rtt, rmem[2], wmem[2])}
 }
 
 // bufferVerdict compares the maxima with the BDP through the window

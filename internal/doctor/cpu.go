@@ -9,7 +9,7 @@ import (
 )
 
 // checkIRQBalance: is irqbalance running (on more than one CPU)?
-func checkIRQBalance(h Host, f *facts) []Result {
+func checkIRQBalance(h Host, in inputs) []Result {
 	cpus, _ := filepath.Glob(h.path("sys/devices/system/cpu/cpu[0-9]*"))
 	procs, err := filepath.Glob(h.path("proc/[0-9]*/comm"))
 	if err != nil || len(procs) == 0 {
@@ -30,7 +30,7 @@ func checkIRQBalance(h Host, f *facts) []Result {
 }
 
 // checkGovernor: the CPU frequency governor.
-func checkGovernor(h Host, f *facts) []Result {
+func checkGovernor(h Host, in inputs) []Result {
 	files, _ := filepath.Glob(h.path("sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor"))
 	if len(files) == 0 {
 		return []Result{na("cpu-governor", "no cpufreq in sysfs (a VM, or frequency scaling off): nothing to tune here")}

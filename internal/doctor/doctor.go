@@ -80,12 +80,26 @@ func (h Host) sysctl(key string) (string, error) { return sysctl.FS{Root: h.Root
 
 func (h Host) sysctlInts(key string) ([]int64, error) { return sysctl.FS{Root: h.Root}.Ints(key) }
 
-// check is one check function; checks may return several results.
-type check func(h Host, ctx *facts) []Result
+// check is one check: independent of the others, it reads the host and
+// the inputs gathered once before any check runs, and may return
+// several results.
+type check func(h Host, in inputs) []Result
 
-// facts are shared between checks (the NIC's speed, the RTT).
-type facts struct {
-	speedMbps int64 // 0 = unknown
+// inputs are facts several checks need, read once (as node_exporter's
+// collectors each read what they need, none depends on another's run).
+type inputs struct {
+	speedMbps int64 // the interface's link speed; 0 = unknown
+}
+
+func gather(h Host) inputs {
+	speed, _ := linkSpeed(h)
+	return inputs{speedMbps: speed}
+}
+
+// checks are every check, in the order of the report.
+func checks() []check {
+	return []check{checkMTU, checkLink, checkPCIe, checkNIC, checkIRQBalance, checkGovernor,
+		checkQdisc, checkCongestion, checkTCPOptions, checkBuffers, checkTCPMem, checkBacklog}
 }
 
 // Run runs every check.
@@ -100,11 +114,10 @@ func Run(h Host) ([]Result, error) {
 	if _, err := os.Stat(h.path("sys/class/net/" + h.Iface)); err != nil {
 		return nil, fmt.Errorf("interface %s: not found", h.Iface)
 	}
-	f := &facts{}
+	in := gather(h)
 	var out []Result
-	for _, c := range []check{checkMTU, checkLink, checkPCIe, checkNIC, checkIRQBalance, checkGovernor,
-		checkQdisc, checkCongestion, checkTCPOptions, checkBuffers, checkTCPMem, checkBacklog} {
-		out = append(out, c(h, f)...)
+	for _, c := range checks() {
+		out = append(out, c(h, in)...)
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -255,5 +256,38 @@ func TestLive(t *testing.T) {
 	}
 	if m["buffers"].Verdict == NA {
 		t.Errorf("live buffers: %s", m["buffers"].Evidence)
+	}
+}
+
+// On a 10G link with a 1500-byte MTU, doctor suggests jumbo frames; on
+// a 1G link it does not. (The hint read the link speed before the link
+// check had set it, and never fired.)
+func TestJumboFrameHint(t *testing.T) {
+	for _, c := range []struct {
+		speed string
+		hint  bool
+	}{{"10000", true}, {"25000", true}, {"1000", false}, {"-1", false}} {
+		root := tree(t, base(t, map[string]string{"sys/class/net/eth9/speed": c.speed}), nicLink)
+		r := results(t, Host{Root: root})["mtu"]
+		if got := strings.Contains(r.Fix, "jumbo frames"); got != c.hint {
+			t.Errorf("speed %s, MTU 1500: jumbo hint %v, want %v (%+v)", c.speed, got, c.hint, r)
+		}
+	}
+}
+
+// Every check gives the same result whatever runs before it.
+func TestChecksStandAlone(t *testing.T) {
+	root := tree(t, base(t, nil), nicLink)
+	h := Host{Root: root, Iface: "eth9", Peer: "10.0.0.2", Port: 5201, Probe: fakeProbe{pmtu: 1500, rtt: 50 * time.Millisecond, e: goodNIC}}
+	in := gather(h)
+	all := checks()
+	forward := map[int][]Result{}
+	for i, c := range all {
+		forward[i] = c(h, in)
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if got := all[i](h, in); !reflect.DeepEqual(got, forward[i]) {
+			t.Errorf("check %d alone: %+v, in order: %+v", i, got, forward[i])
+		}
 	}
 }

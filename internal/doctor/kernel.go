@@ -8,7 +8,7 @@ import (
 
 // checkTCPMem: TCP's memory against tcp_mem's thresholds (pages), and
 // whether pressure has been entered.
-func checkTCPMem(h Host, f *facts) []Result {
+func checkTCPMem(h Host, in inputs) []Result {
 	tm, err := h.sysctlInts("net.ipv4.tcp_mem")
 	fs := procnet.FS{Root: h.Root}
 	used, err2 := fs.TCPMemPages()
@@ -35,7 +35,7 @@ func checkTCPMem(h Host, f *facts) []Result {
 }
 
 // checkBacklog: netdev_max_backlog against softnet drops.
-func checkBacklog(h Host, f *facts) []Result {
+func checkBacklog(h Host, in inputs) []Result {
 	b, err := h.sysctl("net.core.netdev_max_backlog")
 	drops, err2 := procnet.FS{Root: h.Root}.SoftnetDrops()
 	if err != nil || err2 != nil {

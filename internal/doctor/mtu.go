@@ -3,7 +3,7 @@ package doctor
 import "fmt"
 
 // checkMTU: the interface MTU, and with a peer the path MTU to it.
-func checkMTU(h Host, f *facts) []Result {
+func checkMTU(h Host, in inputs) []Result {
 	mtu, err := h.readInt("sys/class/net/" + h.Iface + "/mtu")
 	if err != nil {
 		return []Result{na("mtu", fmt.Sprintf("%s: cannot read the MTU: %v", h.Iface, err))}
@@ -12,7 +12,7 @@ func checkMTU(h Host, f *facts) []Result {
 	switch {
 	case mtu < 1500 && h.Iface != "lo":
 		r.Verdict, r.Fix = Warn, fmt.Sprintf("an MTU below 1500 costs throughput per packet: check the link (ip link set %s mtu 1500) or the tunnel in the path", h.Iface)
-	case mtu < 9000 && f.speedMbps >= 10000:
+	case mtu < 9000 && in.speedMbps >= 10000:
 		r.Evidence += " on a 10G+ link"
 		r.Fix = "jumbo frames (MTU 9000) cut per-packet CPU cost, if every hop supports them"
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // checkNIC: ring sizes, offloads and channel count, from the driver.
-func checkNIC(h Host, f *facts) []Result {
+func checkNIC(h Host, in inputs) []Result {
 	if h.Probe == nil {
 		return []Result{na("nic", "ring sizes, offloads and channels need the live driver (ethtool)")}
 	}
@@ -17,7 +17,7 @@ func checkNIC(h Host, f *facts) []Result {
 		out = append(out, na("nic-rings", fmt.Sprintf("%s: the driver does not report ring sizes (%v)", h.Iface, e.RingErr)))
 	} else {
 		r := Result{Check: "nic-rings", Verdict: OK, Evidence: fmt.Sprintf("%s rings rx %d/%d, tx %d/%d (current/max)", h.Iface, e.RxPending, e.RxMax, e.TxPending, e.TxMax)}
-		if e.RxPending < e.RxMax && f.speedMbps >= 10000 {
+		if e.RxPending < e.RxMax && in.speedMbps >= 10000 {
 			r.Verdict, r.Fix = Warn, fmt.Sprintf("small rx ring on a fast link drops bursts: ethtool -G %s rx %d", h.Iface, e.RxMax)
 		}
 		out = append(out, r)

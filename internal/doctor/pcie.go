@@ -43,7 +43,7 @@ func pciDevice(h Host) (string, bool) {
 }
 
 // checkPCIe: the slot's speed × width against the NIC's speed.
-func checkPCIe(h Host, f *facts) []Result {
+func checkPCIe(h Host, in inputs) []Result {
 	dev, ok := pciDevice(h)
 	if !ok {
 		return []Result{na("pcie", fmt.Sprintf("%s has no PCI device in sysfs (virtual interface)", h.Iface))}
@@ -73,10 +73,10 @@ func checkPCIe(h Host, f *facts) []Result {
 	if max := read("max_link_width"); max != "" && max != widthS {
 		note = fmt.Sprintf(" (the device could use x%s)", max)
 	}
-	if f.speedMbps <= 0 {
+	if in.speedMbps <= 0 {
 		return []Result{{Check: "pcie", Verdict: OK, Evidence: ev + note + "; NIC speed unknown"}}
 	}
-	nic := float64(f.speedMbps) / 1000
+	nic := float64(in.speedMbps) / 1000
 	r := Result{Check: "pcie", Verdict: OK, Evidence: fmt.Sprintf("%s for a %g Gbit/s NIC%s", ev, nic, note)}
 	switch {
 	case slot < nic:

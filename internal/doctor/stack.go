@@ -6,7 +6,7 @@ import (
 )
 
 // checkQdisc: the default qdisc.
-func checkQdisc(h Host, f *facts) []Result {
+func checkQdisc(h Host, in inputs) []Result {
 	q, err := h.sysctl("net.core.default_qdisc")
 	if err != nil {
 		return []Result{na("qdisc", "net.core.default_qdisc unreadable")}
@@ -19,7 +19,7 @@ func checkQdisc(h Host, f *facts) []Result {
 }
 
 // checkCongestion: the congestion control in use and those available.
-func checkCongestion(h Host, f *facts) []Result {
+func checkCongestion(h Host, in inputs) []Result {
 	cc, err := h.sysctl("net.ipv4.tcp_congestion_control")
 	if err != nil {
 		return []Result{na("congestion-control", "net.ipv4.tcp_congestion_control unreadable")}
@@ -39,7 +39,7 @@ func checkCongestion(h Host, f *facts) []Result {
 }
 
 // checkTCPOptions: window scaling, SACK, timestamps.
-func checkTCPOptions(h Host, f *facts) []Result {
+func checkTCPOptions(h Host, in inputs) []Result {
 	var out []Result
 	for _, o := range []struct {
 		key, name string
