@@ -312,7 +312,7 @@ func (s *session) dataDialer(i int) *net.Dialer {
 	ipv6 := s.o.Family == "6"
 	opts := s.sockOptions()
 	d.Control = func(network, address string, c syscall.RawConn) error {
-		if err := opts.Apply(c, ipv6 || isIPv6(address)); err != nil {
+		if err := opts.Apply(c, ipv6 || sockopt.IsIPv6(address)); err != nil {
 			warnf(s.pr, "warning: %v", err)
 		}
 		return nil
@@ -424,10 +424,9 @@ func (s *session) describe(streams []*engine.Stream, blk int) {
 	m.Unit = s.o.Unit
 	sends := false
 	for _, st := range streams {
-		lh, lp := hostPort(st.Local)
-		rh, rp := hostPort(st.Remote)
-		m.Connected = append(m.Connected, report.Conn{ID: st.ID, Socket: st.Socket, LocalHost: lh, LocalPort: lp, RemoteHost: rh, RemotePort: rp})
-		s.pr.Textf("%s local %s port %d connected to %s port %d", tag(st.ID), lh, lp, rh, rp)
+		c := report.ConnOf(st.ID, st.Socket, st.Local, st.Remote)
+		m.Connected = append(m.Connected, c)
+		s.pr.Textf("%s", report.ConnectedLine(c))
 		sends = sends || st.Sender
 	}
 	first := streams[0]
@@ -577,28 +576,7 @@ func (s *session) exchangeResults() (*Outcome, error) {
 	return &Outcome{Summary: sum, Limits: verdicts, Meta: s.meta, Duration: t.Duration(), Ext: x, Totals: totals, Intervals: t.Intervals(), From: from, To: to}, nil
 }
 
-func hostPort(a net.Addr) (string, int) {
-	if a == nil {
-		return "", 0
-	}
-	h, p, err := net.SplitHostPort(a.String())
-	if err != nil {
-		return a.String(), 0
-	}
-	n, _ := strconv.Atoi(p)
-	return h, n
-}
-
 func tag(id int) string { return fmt.Sprintf("[%3d]", id) }
-
-func isIPv6(address string) bool {
-	h, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.To4() == nil
-}
 
 func warnf(pr *report.Printer, format string, args ...any) {
 	if pr.Mode == report.Text {

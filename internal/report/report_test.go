@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -92,5 +93,18 @@ func TestDocumentAndText(t *testing.T) {
 	}
 	if got := Rate(1e9, 'm'); got != "1000 Mbits/sec" {
 		t.Errorf("Rate m = %q", got)
+	}
+}
+
+func TestConnOf(t *testing.T) {
+	c := ConnOf(5, 7, &net.TCPAddr{IP: net.ParseIP("::1"), Port: 5201}, &net.TCPAddr{IP: net.IPv4(10, 0, 0, 2), Port: 40000})
+	if c.LocalHost != "::1" || c.LocalPort != 5201 || c.RemoteHost != "10.0.0.2" || c.RemotePort != 40000 || c.ID != 5 || c.Socket != 7 {
+		t.Fatalf("%+v", c)
+	}
+	if got := ConnectedLine(c); got != "[  5] local ::1 port 5201 connected to 10.0.0.2 port 40000" {
+		t.Fatalf("%q", got)
+	}
+	if h, p := SplitAddr(nil); h != "" || p != 0 {
+		t.Fatal("nil address")
 	}
 }

@@ -176,11 +176,8 @@ func (t *session) run(ctx context.Context) {
 }
 
 func hostPortText(a net.Addr) string {
-	h, p, err := net.SplitHostPort(a.String())
-	if err != nil {
-		return a.String()
-	}
-	return h + ", port " + p
+	h, p := report.SplitAddr(a)
+	return fmt.Sprintf("%s, port %d", h, p)
 }
 
 // expected is how many data streams the test opens.
@@ -280,7 +277,7 @@ func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
 		if tc, ok := c.(*net.TCPConn); ok {
 			tc.SetNoDelay(t.params.NoDelay)
 			if rc, err := tc.SyscallConn(); err == nil {
-				if err := opts.Apply(rc, isV6(c)); err != nil {
+				if err := opts.Apply(rc, sockopt.IsIPv6(c.LocalAddr().String())); err != nil {
 					t.logf("%v", err)
 				}
 			}
@@ -294,11 +291,6 @@ func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
 	return streams, nil
 }
 
-func isV6(c net.Conn) bool {
-	a, ok := c.LocalAddr().(*net.TCPAddr)
-	return ok && a.IP.To4() == nil
-}
-
 func ctrlIP(c net.Conn) net.IP {
 	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
 		return a.IP
@@ -307,9 +299,7 @@ func ctrlIP(c net.Conn) net.IP {
 }
 
 func (t *session) meta(streams []*engine.Stream) report.Meta {
-	h, p, _ := net.SplitHostPort(t.ctrl.RemoteAddr().String())
-	port := 0
-	fmt.Sscan(p, &port)
+	h, port := report.SplitAddr(t.ctrl.RemoteAddr())
 	m := report.Meta{Interval: t.srv.o.Interval, Server: true, Host: h, Port: port, Cookie: wire.CookieString(t.cookie), Params: *t.params,
 		BlockLen: t.params.BlockLen(1460), Started: time.Now(), Version: version.IperfString(), SystemInfo: version.SystemInfo()}
 	if tc, ok := t.ctrl.(*net.TCPConn); ok {
@@ -318,10 +308,9 @@ func (t *session) meta(streams []*engine.Stream) report.Meta {
 		}
 	}
 	for _, s := range streams {
-		lh, lp := splitAddr(s.Local)
-		rh, rp := splitAddr(s.Remote)
-		m.Connected = append(m.Connected, report.Conn{ID: s.ID, Socket: s.Socket, LocalHost: lh, LocalPort: lp, RemoteHost: rh, RemotePort: rp})
-		t.pr.Textf("[%3d] local %s port %d connected to %s port %d", s.ID, lh, lp, rh, rp)
+		c := report.ConnOf(s.ID, s.Socket, s.Local, s.Remote)
+		m.Connected = append(m.Connected, c)
+		t.pr.Textf("%s", report.ConnectedLine(c))
 	}
 	if rc := streams[0].RawConn(); rc != nil {
 		m.SndBufActual, m.RcvBufActual, _ = sockopt.Buffers(rc)
@@ -332,18 +321,7 @@ func (t *session) meta(streams []*engine.Stream) report.Meta {
 	return m
 }
 
-func splitAddr(a net.Addr) (string, int) {
-	if a == nil {
-		return "", 0
-	}
-	h, p, err := net.SplitHostPort(a.String())
-	if err != nil {
-		return a.String(), 0
-	}
-	n := 0
-	fmt.Sscan(p, &n)
-	return h, n
-}
+
 
 // serve runs the data phase and the end of the test.
 func (t *session) serve(ctx context.Context, streams []*engine.Stream) {

@@ -11,6 +11,7 @@ package sockopt
 import (
 	"errors"
 	"fmt"
+	"net"
 	"runtime"
 	"syscall"
 )
@@ -65,6 +66,17 @@ func (o Options) Apply(rc syscall.RawConn, ipv6 bool) error {
 }
 
 // control runs f on the descriptor and joins both errors.
+// IsIPv6 reports whether a "host:port" address is an IPv6 one (not an
+// IPv4 or IPv4-mapped one), for Options.Apply's ipv6.
+func IsIPv6(address string) bool {
+	h, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.To4() == nil
+}
+
 func control(rc syscall.RawConn, f func(fd uintptr) error) error {
 	var inner error
 	if err := rc.Control(func(fd uintptr) { inner = f(fd) }); err != nil {

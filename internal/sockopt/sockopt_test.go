@@ -27,3 +27,11 @@ func TestDeliveredSince(t *testing.T) {
 		t.Errorf("in flight: %d", got)
 	}
 }
+
+func TestIsIPv6(t *testing.T) {
+	for addr, want := range map[string]bool{"[::1]:5201": true, "127.0.0.1:5201": false, "[::ffff:10.0.0.1]:1": false, "host:1": false, "::1": false} {
+		if got := IsIPv6(addr); got != want {
+			t.Errorf("%s: %v", addr, got)
+		}
+	}
+}
