@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +14,6 @@ import (
 	"github.com/tcptune/tcptune/internal/affinity"
 	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/report"
-	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -215,101 +213,16 @@ func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
 	}
 	out := cmd.OutOrStdout()
 	if f.title != "" && f.mode() == report.Text {
-		out = &prefixWriter{w: out, prefix: f.title + ":  "}
+		out = &report.PrefixWriter{W: out, Prefix: f.title + ":  "}
 	}
 	return bench(ctx, o, f.mode(), f.repeat, out)
 }
 
 // bench runs the test once or --repeat times.
 func bench(ctx context.Context, o client.Options, mode report.Mode, repeat int, out io.Writer) error {
-	var rates []float64
-	var last *report.Printer
-	var ext *client.Extension
-	var runs []client.RepeatRun
-	for i := 0; i < repeat; i++ {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(500 * time.Millisecond):
-			}
-		}
-		pr := report.NewPrinter(out, mode)
-		if mode == report.JSON {
-			pr.W = io.Discard // one document at the end
-		}
-		if repeat > 1 {
-			pr.Textf("Run %d of %d", i+1, repeat)
-		}
-		res, err := client.Run(ctx, o, pr)
-		last = pr
-		if err != nil {
-			if mode.Collects() {
-				pr.W = out
-				pr.Flush()
-			}
-			if errors.Is(err, client.ErrInterrupted) {
-				return endedBySignal{err}
-			}
-			return err
-		}
-		rates = append(rates, res.Received())
-		runs = append(runs, client.RepeatRun{Run: i + 1, BitsPerSecond: res.Received(), Seconds: res.Duration.Seconds()})
-		ext = res.Ext
-		if mode == report.Text {
-			pr.Textf("")
-		}
+	err := client.Repeated(ctx, o, mode, repeat, out)
+	if errors.Is(err, client.ErrInterrupted) {
+		return endedBySignal{err}
 	}
-	if repeat > 1 {
-		s := stats.Summarize(rates, 0.95)
-		line := fmt.Sprintf("Repeat (%d runs): median %s, min %s, max %s, %.0f%% confidence interval of the median [%s, %s]",
-			s.N, report.Rate(s.Median, o.Unit), report.Rate(s.Min, o.Unit), report.Rate(s.Max, o.Unit), 100*s.CILevel,
-			report.Rate(s.CILow, o.Unit), report.Rate(s.CIHigh, o.Unit))
-		if s.CILevel < 0.95 {
-			line += fmt.Sprintf(" (%d runs cannot reach 95%%; use 6 or more)", s.N)
-		}
-		switch mode {
-		case report.Text:
-			fmt.Fprintln(out, line)
-		case report.JSON, report.JSONStream, report.JSONStreamFull:
-			ext.Repeat = &client.Repeat{Runs: runs, Summary: s}
-			last.SetExt(ext)
-			if mode.Streams() {
-				out.Write(report.EventLine("repeat", ext.Repeat))
-			}
-		}
-	}
-	if mode.Collects() && last != nil {
-		last.W = out
-		last.Flush()
-	}
-	if mode == report.Text && repeat == 1 {
-		fmt.Fprintln(out, "iperf Done.")
-	}
-	return nil
-}
-
-// prefixWriter prefixes each line (iperf3's -T).
-type prefixWriter struct {
-	w      io.Writer
-	prefix string
-	mid    bool
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	var sb strings.Builder
-	for _, c := range string(b) {
-		if !p.mid {
-			sb.WriteString(p.prefix)
-			p.mid = true
-		}
-		sb.WriteRune(c)
-		if c == '\n' {
-			p.mid = false
-		}
-	}
-	if _, err := io.WriteString(p.w, sb.String()); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+	return err
 }

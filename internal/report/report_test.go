@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -106,5 +107,15 @@ func TestConnOf(t *testing.T) {
 	}
 	if h, p := SplitAddr(nil); h != "" || p != 0 {
 		t.Fatal("nil address")
+	}
+}
+
+func TestPrefixWriter(t *testing.T) {
+	var b strings.Builder
+	w := &PrefixWriter{W: &b, Prefix: "T:  "}
+	io.WriteString(w, "one\ntw")
+	io.WriteString(w, "o\n\nthree\n")
+	if b.String() != "T:  one\nT:  two\nT:  \nT:  three\n" {
+		t.Fatalf("%q", b.String())
 	}
 }

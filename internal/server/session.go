@@ -321,8 +321,6 @@ func (t *session) meta(streams []*engine.Stream) report.Meta {
 	return m
 }
 
-
-
 // serve runs the data phase and the end of the test.
 func (t *session) serve(ctx context.Context, streams []*engine.Stream) {
 	p := t.params
