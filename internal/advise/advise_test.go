@@ -126,3 +126,21 @@ func TestValidation(t *testing.T) {
 		t.Error("tuned for macos accepted")
 	}
 }
+
+func TestWithHost(t *testing.T) {
+	in := WithHost(Input{OS: "linux"}, "linux", "testdata/host")
+	if in.Memory != 16384000*1024 || in.TCPMemMax != 300*int64(os.Getpagesize()) {
+		t.Fatalf("%+v", in)
+	}
+	if in := WithHost(Input{OS: "linux", Memory: 1 << 30}, "linux", "testdata/host"); in.Memory != 1<<30 {
+		t.Fatalf("--memory overridden: %+v", in)
+	}
+	for _, c := range [][2]string{{"freebsd", "linux"}, {"linux", "darwin"}} {
+		if in := WithHost(Input{OS: c[0]}, c[1], "testdata/host"); in.Memory != 0 || in.TCPMemMax != 0 {
+			t.Fatalf("advice for %s on %s took this host's facts: %+v", c[0], c[1], in)
+		}
+	}
+	if in := WithHost(Input{OS: "linux"}, "linux", "testdata/none"); in.Memory != 0 {
+		t.Fatal("memory from nowhere")
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/knobs"
 	"github.com/tcptune/tcptune/internal/nsx"
+	"github.com/tcptune/tcptune/internal/show"
 	"github.com/tcptune/tcptune/internal/sysctl"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
@@ -44,15 +44,8 @@ func newAdviseCmd() *cobra.Command {
 				if in.Memory, err = units.ParseBytes(memory); err != nil {
 					return fmt.Errorf("--memory: accepts a size, e.g. 16G, 64GiB")
 				}
-			} else if osName == runtime.GOOS || (osName == "linux" && runtime.GOOS == "linux") {
-				in.Memory = hostMemory()
 			}
-			if osName == "linux" && runtime.GOOS == "linux" {
-				if v := sysctl.Host().Int("net.ipv4.tcp_mem", 2); v > 0 {
-					in.TCPMemMax = v * int64(os.Getpagesize())
-				}
-			}
-			a, err := advise.Advise(in)
+			a, err := advise.Advise(advise.WithHost(in, runtime.GOOS, "/"))
 			if err != nil {
 				return err
 			}
@@ -76,28 +69,6 @@ func newAdviseCmd() *cobra.Command {
 	return cmd
 }
 
-// hostMemory reads MemTotal on Linux (0 elsewhere or unknown).
-func hostMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb * 1024
-		}
-	}
-	return 0
-}
-
-type shownKnob struct {
-	Name     string `json:"name"`
-	Value    string `json:"value"`
-	Meaning  string `json:"meaning"`
-	PerNetns bool   `json:"per_netns"`
-}
-
 func newShowCmd() *cobra.Command {
 	var netns, rtt string
 	var asJSON bool
@@ -113,34 +84,7 @@ func newShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var shown []shownKnob
-			vals := map[string][]int64{}
-			err = nsx.Do(netns, func() error {
-				for _, k := range cat.Knobs {
-					v, err := sysctl.Host().Get(k.Name)
-					if err != nil {
-						continue
-					}
-					shown = append(shown, shownKnob{Name: k.Name, Value: v, Meaning: k.Meaning, PerNetns: k.PerNetns != nil && *k.PerNetns})
-					if n, err := sysctl.Host().Ints(k.Name); err == nil {
-						vals[k.Name] = n
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			last := func(k string) int64 {
-				v := vals[k]
-				if len(v) == 0 {
-					return 0
-				}
-				return v[len(v)-1]
-			}
-			wm := window.Host()
-			lim := wm.Limits(last("net.ipv4.tcp_rmem"), last("net.ipv4.tcp_wmem"), last("net.core.rmem_max"), last("net.core.wmem_max"))
-			rtts := []time.Duration{time.Millisecond, 10 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond}
+			rtts := show.DefaultRTTs
 			if rtt != "" {
 				d, err := units.ParseDuration(rtt)
 				if err != nil || d <= 0 {
@@ -148,33 +92,18 @@ func newShowCmd() *cobra.Command {
 				}
 				rtts = []time.Duration{d}
 			}
-			var caps []window.Caps
-			for _, d := range rtts {
-				caps = append(caps, lim.At(d))
+			var r show.Report
+			if err := nsx.Do(netns, func() error {
+				r = show.Read(sysctl.Host(), cat, window.Host(), rtts)
+				return nil
+			}); err != nil {
+				return err
 			}
-			w := cmd.OutOrStdout()
+			r.NetNS = netns
 			if asJSON {
-				return writeJSON(w, map[string]any{"netns": netns, "knobs": shown, "windows": lim, "caps": caps})
+				return writeJSON(cmd.OutOrStdout(), r)
 			}
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			for _, k := range shown {
-				scope := "per namespace"
-				if !k.PerNetns {
-					scope = "host-wide"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s; %s\n", k.Name, k.Value, k.Meaning, scope)
-			}
-			tw.Flush()
-			fmt.Fprintf(w, "\nLargest window per stream (≈ %.2f of the receive buffer and %.2f of the send buffer carry payload):\n", wm.Recv, wm.Send)
-			fmt.Fprintf(w, "  autotuned:        receive %s (tcp_rmem max), send %s (tcp_wmem max)\n", units.FormatSize(float64(lim.RecvAuto)), units.FormatSize(float64(lim.SendAuto)))
-			fmt.Fprintf(w, "  with SO_RCVBUF/SO_SNDBUF (e.g. iperf3 -w): receive %s (2 × rmem_max), send %s (2 × wmem_max)\n", units.FormatSize(float64(lim.RecvExplicit)), units.FormatSize(float64(lim.SendExplicit)))
-			fmt.Fprintf(w, "\nWhat that caps one stream at:\n")
-			tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RTT\treceive (auto)\tsend (auto)\treceive (SO_RCVBUF)\tsend (SO_SNDBUF)")
-			for _, c := range caps {
-				fmt.Fprintf(tw, "%g ms\t%s\t%s\t%s\t%s\n", c.RTTms, units.FormatRateShort(c.RecvAuto), units.FormatRateShort(c.SendAuto), units.FormatRateShort(c.RecvExplicit), units.FormatRateShort(c.SendExplicit))
-			}
-			return tw.Flush()
+			return r.WriteText(cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVar(&netns, "netns", "", "read the values inside this network namespace")
