@@ -1,15 +1,10 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/watch"
 )
@@ -47,54 +42,23 @@ src, dst, state (e.g. "dport=5201 state=estab").`,
 			}
 			f.Port = port
 			src := watch.Live{NetNS: netns, Filter: f}
-			ctx := cmd.Context()
 			if promAddr != "" {
-				addr, err := watch.MetricsAddr(promAddr)
-				if err != nil {
-					return fmt.Errorf("--prometheus: %v", err)
-				}
-				reg := prometheus.NewRegistry()
-				reg.MustRegister(watch.NewCollector(src))
-				ln, err := net.Listen("tcp", addr)
+				at, stop, err := watch.ServeMetrics(promAddr, src)
 				if err != nil {
 					return fmt.Errorf("--prometheus %s: %v", promAddr, unwrapNet(err))
 				}
-				srv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
-				go srv.Serve(ln)
-				defer srv.Close()
-				fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics on http://%s/metrics\n", ln.Addr())
+				defer stop()
+				fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics on http://%s/metrics\n", at)
 			}
 			out := cmd.OutOrStdout()
-			tty := !asJSON && isTerminal(out)
-			prev, err := src.Sample()
-			if err != nil {
-				return err
+			format := watch.Text
+			switch {
+			case asJSON:
+				format = watch.JSONLines
+			case isTerminal(out):
+				format = watch.Screen
 			}
-			for n := 0; count == 0 || n < count; n++ {
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-time.After(interval):
-				}
-				cur, err := src.Sample()
-				if err != nil {
-					return err
-				}
-				r := watch.Diff(prev, cur)
-				prev = cur
-				switch {
-				case asJSON:
-					b, _ := json.Marshal(r)
-					fmt.Fprintln(out, string(b))
-				case tty:
-					fmt.Fprint(out, "\033[H\033[2J")
-					watch.WriteText(out, r)
-				default:
-					watch.WriteText(out, r)
-					fmt.Fprintln(out)
-				}
-			}
-			return nil
+			return watch.Run(cmd.Context(), src, interval, count, watch.Printer(out, format))
 		},
 	}
 	fs := cmd.Flags()
