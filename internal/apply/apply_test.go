@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tcptune/tcptune/internal/sysctl"
 )
@@ -184,5 +185,22 @@ func TestRestoreFailureNamesKeys(t *testing.T) {
 	}
 	if v, _ := o.FS.Get(request[1].Key); v != fixtureValues[request[1].Key] {
 		t.Fatalf("%s not restored: %q", request[1].Key, v)
+	}
+}
+
+func TestWriteList(t *testing.T) {
+	at := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	bs := []Backup{
+		{ID: "b1", Time: at, State: "applied", Changes: []Change{{Key: "net.ipv4.tcp_rmem"}, {Key: "net.ipv4.tcp_wmem"}}},
+		{ID: "b2", Time: at, NetNS: "tcptune-wan-a", State: "rolled-back"},
+	}
+	var b strings.Builder
+	if err := WriteList(&b, bs); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], "(host)") || !strings.Contains(lines[1], "net.ipv4.tcp_rmem,net.ipv4.tcp_wmem") ||
+		!strings.Contains(lines[2], "tcptune-wan-a") || !strings.Contains(lines[1], "2026-11-23T08:00:00Z") {
+		t.Fatalf("%q", lines)
 	}
 }

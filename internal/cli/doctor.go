@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"runtime"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/doctor"
@@ -40,26 +38,15 @@ evidence and the fix. The exit status is 2 when a check fails.`,
 				return err
 			}
 			w := cmd.OutOrStdout()
-			failed := false
-			for _, r := range res {
-				failed = failed || r.Verdict == doctor.Fail
-			}
 			if asJSON {
-				if err := writeJSON(w, res); err != nil {
-					return err
-				}
+				err = writeJSON(w, res)
 			} else {
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "CHECK\tVERDICT\tEVIDENCE")
-				for _, r := range res {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Check, strings.ToUpper(string(r.Verdict)), r.Evidence)
-					if r.Fix != "" {
-						fmt.Fprintf(tw, "\t\t→ %s\n", r.Fix)
-					}
-				}
-				tw.Flush()
+				err = doctor.WriteText(w, res)
 			}
-			if failed {
+			if err != nil {
+				return err
+			}
+			if doctor.Failed(res) {
 				return exitCode(2)
 			}
 			return nil

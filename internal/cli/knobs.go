@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -205,20 +203,7 @@ func newRollbackCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tTIME\tNETNS\tSTATE\tCHANGES")
-				for _, b := range all {
-					var keys []string
-					for _, c := range b.Changes {
-						keys = append(keys, c.Key)
-					}
-					ns := b.NetNS
-					if ns == "" {
-						ns = "(host)"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.ID, b.Time.Format(time.RFC3339), ns, b.State, strings.Join(keys, ","))
-				}
-				return tw.Flush()
+				return apply.WriteList(w, all)
 			}
 			id := ""
 			if len(args) == 1 {

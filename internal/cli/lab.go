@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -25,40 +24,8 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 	intVarP(fs, &f.mtu, "mtu", "", 1500, 576, 65000, "bytes", "MTU of the link")
 }
 
-func parseLoss(s string) (float64, error) {
-	pct := false
-	if n := len(s); n > 0 && s[n-1] == '%' {
-		s, pct = s[:n-1], true
-	}
-	var v float64
-	if _, err := fmt.Sscan(s, &v); err != nil {
-		return 0, errors.New("--loss: accepts a fraction (0.0001) or a percentage (0.01%), 0 .. 50%")
-	}
-	if pct {
-		v /= 100
-	}
-	if v < 0 || v > 0.5 {
-		return 0, errors.New("--loss: accepts 0 .. 50%")
-	}
-	return v, nil
-}
-
 func (f *linkFlags) config(name string) (lab.Config, error) {
-	c := lab.Config{Name: name, MTU: f.mtu}
-	var err error
-	if c.Rate, err = units.ParseRate(f.rate); err != nil {
-		return c, fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", f.rate)
-	}
-	if c.RTT, err = units.ParseDuration(f.rtt); err != nil {
-		return c, fmt.Errorf("--rtt: accepts a duration, e.g. 50ms, 0.2s (got %q)", f.rtt)
-	}
-	if c.Loss, err = parseLoss(f.loss); err != nil {
-		return c, err
-	}
-	if c.Queue, err = lab.ParseQueue(f.queue, c.BDP()); err != nil {
-		return c, err
-	}
-	return c, c.Validate()
+	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Loss: f.loss, Queue: f.queue, MTU: f.mtu})
 }
 
 func newLabCmd() *cobra.Command {
@@ -155,22 +122,7 @@ func newLabLsCmd() *cobra.Command {
 				}
 				return writeJSON(cmd.OutOrStdout(), links)
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tRATE\tRTT\tLOSS\tQUEUE\tNS_A\tNS_B\tADDR_A\tADDR_B\tRELAY\tA→B PKTS/BYTES/DROPS\tB→A PKTS/BYTES/DROPS")
-			for _, l := range links {
-				state := "dead"
-				if l.Alive {
-					state = "alive"
-				}
-				ab, ba := "-", "-"
-				if l.Stats != nil {
-					ab = fmt.Sprintf("%d/%d/%d", l.Stats.AB.Packets, l.Stats.AB.Bytes, l.Stats.AB.Drops())
-					ba = fmt.Sprintf("%d/%d/%d", l.Stats.BA.Packets, l.Stats.BA.Bytes, l.Stats.BA.Drops())
-				}
-				fmt.Fprintf(w, "%s\t%s\t%v\t%g%%\t%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\n", l.Name, units.FormatRateShort(l.Rate), l.RTT,
-					l.Loss*100, units.FormatSize(float64(l.Model().Queue)), l.NSA, l.NSB, l.AddrA, l.AddrB, l.PID, state, ab, ba)
-			}
-			return w.Flush()
+			return lab.WriteList(cmd.OutOrStdout(), links)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "output JSON")

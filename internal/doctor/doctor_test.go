@@ -291,3 +291,18 @@ func TestChecksStandAlone(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteText(t *testing.T) {
+	res := []Result{{Check: "mtu", Verdict: OK, Evidence: "eth9 MTU 1500"}, {Check: "link", Verdict: Fail, Evidence: "half", Fix: "fix the port"}}
+	var b strings.Builder
+	if err := WriteText(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "CHECK") || !strings.Contains(lines[2], "FAIL") || !strings.Contains(lines[3], "→ fix the port") {
+		t.Fatalf("%q", lines)
+	}
+	if !Failed(res) || Failed(res[:1]) {
+		t.Fatal("Failed")
+	}
+}

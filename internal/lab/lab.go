@@ -9,11 +9,14 @@ package lab
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/linkem"
@@ -77,6 +80,49 @@ func (c Config) Validate() error {
 // super-packets, since a queue smaller than one 64 KB burst drops part of
 // every burst. An explicit size in bytes may be smaller.
 const minBDPQueue = 256 << 10
+
+// Spec is a link as the command line gives it (--rate, --rtt, --loss,
+// --queue, --mtu).
+type Spec struct {
+	Rate, RTT, Loss, Queue string
+	MTU                    int
+}
+
+// ParseConfig reads and validates a Spec into a link's Config; errors
+// name the flag and what it accepts.
+func ParseConfig(name string, s Spec) (Config, error) {
+	c := Config{Name: name, MTU: s.MTU}
+	var err error
+	if c.Rate, err = units.ParseRate(s.Rate); err != nil {
+		return c, fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", s.Rate)
+	}
+	if c.RTT, err = units.ParseDuration(s.RTT); err != nil {
+		return c, fmt.Errorf("--rtt: accepts a duration, e.g. 50ms, 0.2s (got %q)", s.RTT)
+	}
+	if c.Loss, err = ParseLoss(s.Loss); err != nil {
+		return c, err
+	}
+	if c.Queue, err = ParseQueue(s.Queue, c.BDP()); err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+// ParseLoss reads --loss: a fraction (0.0001) or a percentage (0.01%),
+// 0 .. 50%.
+func ParseLoss(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || math.IsNaN(v) {
+		return 0, fmt.Errorf("--loss: accepts a fraction (0.0001) or a percentage (0.01%%), 0 .. 50%% (got %q)", s)
+	}
+	if strings.HasSuffix(s, "%") {
+		v /= 100
+	}
+	if v < 0 || v > 0.5 {
+		return 0, fmt.Errorf("--loss: accepts 0 .. 50%% (got %q)", s)
+	}
+	return v, nil
+}
 
 // ParseQueue reads --queue: "1bdp", "0.5bdp", or a size ("4M").
 func ParseQueue(s string, bdp int64) (int64, error) {
@@ -192,4 +238,24 @@ func (s *State) Namespace(side string) string {
 		return s.NSA
 	}
 	return s.NSB
+}
+
+// WriteList writes links as lab ls's table.
+func WriteList(w io.Writer, links []Link) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tRATE\tRTT\tLOSS\tQUEUE\tNS_A\tNS_B\tADDR_A\tADDR_B\tRELAY\tA→B PKTS/BYTES/DROPS\tB→A PKTS/BYTES/DROPS")
+	for _, l := range links {
+		state := "dead"
+		if l.Alive {
+			state = "alive"
+		}
+		ab, ba := "-", "-"
+		if l.Stats != nil {
+			ab = fmt.Sprintf("%d/%d/%d", l.Stats.AB.Packets, l.Stats.AB.Bytes, l.Stats.AB.Drops())
+			ba = fmt.Sprintf("%d/%d/%d", l.Stats.BA.Packets, l.Stats.BA.Bytes, l.Stats.BA.Drops())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%g%%\t%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\n", l.Name, units.FormatRateShort(l.Rate), l.RTT,
+			l.Loss*100, units.FormatSize(float64(l.Model().Queue)), l.NSA, l.NSB, l.AddrA, l.AddrB, l.PID, state, ab, ba)
+	}
+	return tw.Flush()
 }

@@ -1,0 +1,50 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseLoss(t *testing.T) {
+	for in, want := range map[string]float64{"0": 0, "0.0001": 0.0001, "0.01%": 0.0001, "50%": 0.5, "0.5": 0.5} {
+		if got, err := ParseLoss(in); err != nil || got != want {
+			t.Errorf("%s: %g %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "%", "x", "51%", "-1", "NaN", "0.6", "1e400"} {
+		if _, err := ParseLoss(in); err == nil || !strings.HasPrefix(err.Error(), "--loss: ") {
+			t.Errorf("%q accepted or unnamed: %v", in, err)
+		}
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	c, err := ParseConfig("wan", Spec{Rate: "1gbit", RTT: "50ms", Loss: "0.1%", Queue: "1bdp", MTU: 1500})
+	if err != nil || c.Rate != 1e9 || c.RTT != 50*time.Millisecond || c.Loss != 0.001 || c.Queue != c.BDP() || c.Name != "wan" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	for flag, s := range map[string]Spec{
+		"--rate":  {Rate: "fast", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500},
+		"--rtt":   {Rate: "1gbit", RTT: "soon", Loss: "0", Queue: "1bdp", MTU: 1500},
+		"--loss":  {Rate: "1gbit", RTT: "50ms", Loss: "lots", Queue: "1bdp", MTU: 1500},
+		"--queue": {Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "deep", MTU: 1500},
+	} {
+		if _, err := ParseConfig("wan", s); err == nil || !strings.HasPrefix(err.Error(), flag) {
+			t.Errorf("%s: %v", flag, err)
+		}
+	}
+}
+
+func TestWriteList(t *testing.T) {
+	c, _ := ParseConfig("wan", Spec{Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500})
+	links := []Link{{State: State{Config: c, NSA: "tcptune-wan-a", NSB: "tcptune-wan-b", AddrA: "10.201.1.1", AddrB: "10.201.1.2", PID: 42}, Alive: true}}
+	var b strings.Builder
+	if err := WriteList(&b, links); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "NAME") || !strings.Contains(lines[1], "wan") || !strings.Contains(lines[1], "42 alive") || !strings.Contains(lines[1], "50ms") {
+		t.Fatalf("%q", lines)
+	}
+}
