@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// A bad flag gets one line naming the flag and what it accepts, under
+// both names, with exit status 1 and nothing on stdout.
+func TestBadFlagsSayOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tcptune", "bench", "-c", "h", "-t", "x"}, `tcptune: error - -t/--time: accepts seconds 0..86400 (got "x")`},
+		{[]string{"tcptune", "bench", "-c", "h", "-P", "0"}, `-P/--parallel: accepts streams 1..128 (got "0")`},
+		{[]string{"tcptune", "bench", "-c", "h", "-b", "fast"}, `-b/--bitrate:`},
+		{[]string{"tcptune", "serve", "--time-skew-threshold", "-3"}, `--time-skew-threshold: accepts seconds 1..86400`},
+		{[]string{"tcptune", "lab", "up", "x", "--loss", "lots"}, `--loss: accepts a fraction`},
+		{[]string{"tcptune", "advise", "--rate", "1gbit"}, `--rtt: accepts a duration`},
+		{[]string{"tcptune", "show", "--rtt", "-1ms"}, `--rtt: accepts a duration`},
+		{[]string{"iperf3", "-c", "h", "-i", "abc"}, `iperf3: error - -i/--interval:`},
+		{[]string{"iperf3", "-c", "h", "--username", "u"}, `--username and --rsa-public-key-path: give both, or neither`},
+	} {
+		var out, errOut bytes.Buffer
+		code := Main(c.args, &out, &errOut)
+		msg := errOut.String()
+		if code != 1 || out.Len() != 0 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want one line with %q", c.args, code, out.String(), msg, c.want)
+		}
+	}
+}
