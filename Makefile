@@ -50,6 +50,7 @@ cross:
 	@for os in $(OSES); do \
 		echo "cross: GOOS=$$os"; \
 		GOOS=$$os GOARCH=amd64 $(GO) build -o /dev/null ./cmd/tcptune || exit 1; \
+		GOOS=$$os GOARCH=amd64 $(GO) vet ./... || exit 1; \
 	done
 
 # The main job on the built-in lab: tune a 1 Gbit/s × 50 ms link (root).

@@ -1,4 +1,6 @@
-package labtest
+//go:build linux
+
+package lab_test
 
 import (
 	"encoding/json"

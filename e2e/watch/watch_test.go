@@ -1,4 +1,6 @@
-package watchtest
+//go:build linux
+
+package watch_test
 
 import (
 	"bufio"

@@ -1,4 +1,6 @@
-package applytest
+//go:build linux
+
+package apply_test
 
 import (
 	"fmt"

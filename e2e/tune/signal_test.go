@@ -1,4 +1,6 @@
-package tunetest
+//go:build linux
+
+package tune_test
 
 import (
 	"bufio"
