@@ -5,7 +5,7 @@ BIN     := bin/tcptune
 PKGS    := ./...
 OSES    := linux freebsd darwin windows illumos
 # The packages whose goroutines share state: run again under the race detector.
-RACE    := ./internal/server ./internal/engine ./internal/client ./internal/wire
+RACE    := ./internal/server ./internal/engine ./internal/client ./internal/wire ./internal/relay
 
 .PHONY: all build test unit deps cross fuzz demo bench clean
 

@@ -24,7 +24,7 @@ func Now() int64 {
 
 // direction moves packets from in to out through one model.
 type direction struct {
-	in, out *os.File
+	in, out Device
 	q       chan item
 
 	mu    sync.Mutex
@@ -58,8 +58,8 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, linkem.VnetHdrLen+65
 const ringSize = 1 << 16
 
 // New prepares a relay between a and b with a model per direction.
-func New(a, b *os.File, ab, ba linkem.Config, seed uint64) *Relay {
-	mk := func(in, out *os.File, c linkem.Config, s uint64) *direction {
+func New(a, b Device, ab, ba linkem.Config, seed uint64) *Relay {
+	mk := func(in, out Device, c linkem.Config, s uint64) *direction {
 		return &direction{in: in, out: out, q: make(chan item, ringSize), model: linkem.New(c, s),
 			st: DirStats{Late: make([]uint64, len(LateBuckets)+1)}}
 	}
