@@ -59,15 +59,9 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 			ctx, stdout, errw, done := closedOutput(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 			defer done()
 			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare}
-			switch direction {
-			case "both":
-				o.Directions = []tune.Direction{tune.Forward, tune.Reverse}
-			case "forward":
-				o.Directions = []tune.Direction{tune.Forward}
-			case "reverse":
-				o.Directions = []tune.Direction{tune.Reverse}
-			default:
-				return errors.New("--direction: accepts both, forward or reverse")
+			var err error
+			if o.Directions, err = tune.ParseDirections(direction); err != nil {
+				return err
 			}
 			var env *tune.Setup
 			if onLab {

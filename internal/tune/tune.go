@@ -29,6 +29,19 @@ const (
 	Reverse Direction = "reverse"
 )
 
+// ParseDirections reads --direction: both, forward or reverse.
+func ParseDirections(s string) ([]Direction, error) {
+	switch s {
+	case "both":
+		return []Direction{Forward, Reverse}, nil
+	case "forward":
+		return []Direction{Forward}, nil
+	case "reverse":
+		return []Direction{Reverse}, nil
+	}
+	return nil, fmt.Errorf("--direction: accepts both, forward or reverse (got %q)", s)
+}
+
 // TrialSpec is one test to run.
 type TrialSpec struct {
 	Direction  Direction

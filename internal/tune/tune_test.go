@@ -508,3 +508,15 @@ func TestBar(t *testing.T) {
 		t.Errorf("overrun bar: %q", got)
 	}
 }
+
+func TestParseDirections(t *testing.T) {
+	if d, err := ParseDirections("both"); err != nil || len(d) != 2 || d[0] != Forward || d[1] != Reverse {
+		t.Fatalf("%v %v", d, err)
+	}
+	if d, err := ParseDirections("reverse"); err != nil || len(d) != 1 || d[0] != Reverse {
+		t.Fatalf("%v %v", d, err)
+	}
+	if _, err := ParseDirections("up"); err == nil || !strings.HasPrefix(err.Error(), "--direction: ") {
+		t.Fatalf("%v", err)
+	}
+}
