@@ -351,3 +351,37 @@ func TestLossAccounting(t *testing.T) {
 		t.Errorf("receiver lost %.4f, the relay dropped %.4f", lost, p)
 	}
 }
+
+// lab run starts tcptune serve in end b, replaces {peer} with b's
+// address, prints the addresses, and leaves nothing behind; --no-serve
+// starts none.
+func TestRunServesAndSubstitutesPeer(t *testing.T) {
+	l := newLab(t)
+	out, errOut, err := l.run("lab", "run", "--name", "tt-run", "--rate", "100mbit", "--rtt", "10ms", "--", l.bin, "bench", "-c", "{peer}", "-t", "1", "-J")
+	if err != nil {
+		t.Fatalf("lab run: %v\n%s\n%s", err, out, errOut)
+	}
+	var doc struct {
+		End struct {
+			SumReceived struct {
+				BitsPerSecond float64 `json:"bits_per_second"`
+			} `json:"sum_received"`
+		} `json:"end"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.End.SumReceived.BitsPerSecond < 50e6 || doc.End.SumReceived.BitsPerSecond > 100e6 {
+		t.Fatalf("bench through lab run: %v\n%s", err, out)
+	}
+	if !strings.Contains(errOut, "lab tt-run: a 10.") || !strings.Contains(errOut, "tcptune serve in b on 10.") {
+		t.Errorf("addresses not printed:\n%s", errOut)
+	}
+	out, errOut, err = l.run("lab", "run", "--name", "tt-run", "--no-serve", "--", l.bin, "bench", "-c", "{peer}", "-t", "1", "--connect-timeout", "2000")
+	if err == nil || strings.Contains(errOut, "tcptune serve in b") {
+		t.Fatalf("--no-serve: a server answered\n%s\n%s", out, errOut)
+	}
+	if strings.Contains(nsList(), "tcptune-tt-run") {
+		t.Fatalf("lab run left namespaces:\n%s", nsList())
+	}
+	if pids, _ := exec.Command("pgrep", "-f", l.bin+" serve -p 5201").Output(); len(pids) > 0 {
+		t.Fatalf("lab run left its server running: %s", pids)
+	}
+}

@@ -154,10 +154,15 @@ func newLabExecCmd() *cobra.Command {
 func newLabRunCmd() *cobra.Command {
 	f := &linkFlags{}
 	var name string
+	var noServe bool
 	cmd := &cobra.Command{
-		Use:     "run [link flags] -- CMD [ARGS...]",
-		Short:   "Bring a link up, run CMD in end a, take the link down",
-		Example: "  tcptune lab run --rate 100mbit --rtt 200ms -- sh -c 'tcptune lab exec $TCPTUNE_LAB b -- tcptune serve -1 & sleep 1; tcptune bench -c $TCPTUNE_PEER'",
+		Use:   "run [link flags] [--no-serve] -- CMD [ARGS...]",
+		Short: "Bring a link up with tcptune serve in end b, run CMD in end a, take the link down",
+		Long: `run brings a link up, starts "tcptune serve" in end b (unless --no-serve),
+runs CMD in end a, and takes everything down when CMD ends or on a signal.
+Every {peer} in CMD's arguments becomes end b's address; TCPTUNE_PEER holds
+it too, for shells. The addresses are printed on stderr first.`,
+		Example: "  tcptune lab run --rate 100mbit --rtt 200ms -- tcptune bench -c {peer}\n  tcptune lab run --rate 1gbit --rtt 50ms -- iperf3 -c {peer} -t 5\n  tcptune lab run --no-serve -- sh -c 'ping -c 3 $TCPTUNE_PEER'",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if name == "" {
 				name = fmt.Sprintf("run%d", os.Getpid()%100000)
@@ -166,7 +171,7 @@ func newLabRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			code, err := lab.Run(cmd.Context(), c, args)
+			code, err := lab.Run(cmd.Context(), c, args, lab.RunOptions{NoServe: noServe, Log: cmd.ErrOrStderr()})
 			if err != nil {
 				return err
 			}
@@ -178,6 +183,7 @@ func newLabRunCmd() *cobra.Command {
 	}
 	f.register(cmd.Flags())
 	cmd.Flags().StringVar(&name, "name", "", "link name (default run<pid>)")
+	cmd.Flags().BoolVar(&noServe, "no-serve", false, "do not start tcptune serve in end b")
 	return cmd
 }
 

@@ -81,6 +81,24 @@ func (c Config) Validate() error {
 // every burst. An explicit size in bytes may be smaller.
 const minBDPQueue = 256 << 10
 
+// RunOptions are lab run's.
+type RunOptions struct {
+	NoServe bool      // do not start tcptune serve in end b
+	Log     io.Writer // where the addresses are printed (nil = nowhere)
+}
+
+// ServePort is where lab run's tcptune serve listens (iperf3's port).
+const ServePort = 5201
+
+// SubstPeer replaces "{peer}" in each argument with addr.
+func SubstPeer(argv []string, addr string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = strings.ReplaceAll(a, "{peer}", addr)
+	}
+	return out
+}
+
 // Spec is a link as the command line gives it (--rate, --rtt, --loss,
 // --queue, --mtu).
 type Spec struct {

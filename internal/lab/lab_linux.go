@@ -20,6 +20,7 @@ import (
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
+	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/relay"
 	"github.com/tcptune/tcptune/internal/tun"
 )
@@ -349,8 +350,12 @@ func Command(self, name, side string, argv ...string) *exec.Cmd {
 }
 
 // Run brings a link up, runs argv in end a, and takes the link down,
-// also when interrupted. It returns argv's exit status.
-func Run(ctx context.Context, c Config, argv []string) (int, error) {
+// also when interrupted. Unless o.NoServe, "tcptune serve" runs in end b
+// for the command's life, and the command starts once it listens. Every
+// "{peer}" in argv becomes end b's address (TCPTUNE_PEER holds it too,
+// for shells). The ends' addresses are printed on o.Log first. It
+// returns argv's exit status.
+func Run(ctx context.Context, c Config, argv []string, o RunOptions) (int, error) {
 	if len(argv) == 0 {
 		return 1, errors.New("no command given (tcptune lab run [flags] -- CMD...)")
 	}
@@ -363,7 +368,27 @@ func Run(ctx context.Context, c Config, argv []string) (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	cmd := Command(self, c.Name, "a", argv...)
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	fmt.Fprintf(log, "lab %s: a %s (%s) ⇄ b %s (%s)\n", c.Name, st.AddrA, st.NSA, st.AddrB, st.NSB)
+	if !o.NoServe {
+		srv := Command(self, c.Name, "b", self, "serve", "-p", strconv.Itoa(ServePort))
+		srv.Stdout, srv.Stderr = io.Discard, io.Discard
+		if err := srv.Start(); err != nil {
+			return 1, fmt.Errorf("tcptune serve in end b: %w", err)
+		}
+		defer func() {
+			srv.Process.Signal(syscall.SIGTERM)
+			srv.Wait()
+		}()
+		if err := waitListening(ctx, st, ServePort); err != nil {
+			return 1, fmt.Errorf("tcptune serve in end b: %w", err)
+		}
+		fmt.Fprintf(log, "lab %s: tcptune serve in b on %s port %d\n", c.Name, st.AddrB, ServePort)
+	}
+	cmd := Command(self, c.Name, "a", SubstPeer(argv, st.Peer("a"))...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return 1, err
@@ -380,7 +405,6 @@ func Run(ctx context.Context, c Config, argv []string) (int, error) {
 		case <-ctx.Done():
 			cmd.Process.Signal(syscall.SIGTERM)
 		case err := <-waited:
-			_ = st
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
 				return ee.ExitCode(), nil
@@ -389,6 +413,33 @@ func Run(ctx context.Context, c Config, argv []string) (int, error) {
 				return 1, err
 			}
 			return 0, nil
+		}
+	}
+}
+
+// waitListening waits until something in end b accepts connections on
+// port, dialling from end a, for up to 10 s.
+func waitListening(ctx context.Context, st *State, port int) error {
+	addr := net.JoinHostPort(st.AddrB, strconv.Itoa(port))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := nsx.Do(st.NSA, func() error {
+			c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+			if err == nil {
+				c.Close()
+			}
+			return err
+		})
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("nothing listens on %s after 10 s", addr)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }

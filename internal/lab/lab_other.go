@@ -29,4 +29,6 @@ func Exec(name, side string, argv []string) error { return errUnsupported }
 func RunRelay(ctx context.Context, name string) error { return errUnsupported }
 
 // Run is Linux-only.
-func Run(ctx context.Context, c Config, argv []string) (int, error) { return 1, errUnsupported }
+func Run(ctx context.Context, c Config, argv []string, o RunOptions) (int, error) {
+	return 1, errUnsupported
+}

@@ -48,3 +48,11 @@ func TestWriteList(t *testing.T) {
 		t.Fatalf("%q", lines)
 	}
 }
+
+func TestSubstPeer(t *testing.T) {
+	got := SubstPeer([]string{"iperf3", "-c", "{peer}", "--bind-dev={peer}:{peer}", "x"}, "10.201.1.2")
+	want := []string{"iperf3", "-c", "10.201.1.2", "--bind-dev=10.201.1.2:10.201.1.2", "x"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("%q", got)
+	}
+}
