@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/limits"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/units"
@@ -14,41 +14,7 @@ import (
 )
 
 // Verdict is the limit attribution of one direction of a test.
-type Verdict struct {
-	Direction string        `json:"direction"` // "client→server" or "server→client"
-	Result    attrib.Result `json:"result"`
-	Streams   []StreamLimit `json:"streams,omitempty"`
-}
-
-// StreamLimit is one stream's attribution.
-type StreamLimit struct {
-	ID     int           `json:"id"`
-	Result attrib.Result `json:"result"`
-}
-
-// Line is the verdict as printed under the report.
-func (v Verdict) Line() string {
-	return fmt.Sprintf("Limit (%s): %s", v.Direction, v.Result)
-}
-
-// inputFromExt turns a sender-side view into attribution input.
-func inputFromExt(e wire.ExtStream) attrib.Input {
-	// The rate the kernel delivered (it cannot exceed the path); the
-	// application's writes where the sender did not count.
-	bps, n := 0.0, e.Bytes
-	if e.Delivered > 0 {
-		n = e.Delivered
-	}
-	if e.Seconds > 0 {
-		bps = float64(n) * 8 / e.Seconds
-	}
-	return attrib.Input{
-		WallUS: uint64(e.Seconds * 1e6), BusyUS: e.BusyUS, RwndLimitedUS: e.RwndUS, SndbufLimitUS: e.SndbufUS,
-		SndWnd: e.SndWnd, SndBuf: e.SndBuf, CwndBytes: e.Cwnd, RTTUS: uint64(e.RTT), MinRTTUS: uint64(e.MinRTT),
-		Retransmits: e.Retransmits, BitsPerSecond: bps, Streams: 1,
-		InflightBytes: e.Inflight, NotsentBytes: e.Notsent,
-	}
-}
+type Verdict = limits.Verdict
 
 // attribute explains each direction of the test from the sender's view:
 // our own TCP_INFO when we sent, the server's (tcptune peers) when it did.
@@ -56,13 +22,9 @@ func (s *session) attribute(totals []engine.StreamTotal, sum report.Summary, ext
 	if s.params.UDP {
 		return nil
 	}
-	local := s.o.Host
+	local, remote := s.o.Host, s.o.Host
 	if len(s.meta.Connected) > 0 {
-		local = s.meta.Connected[0].LocalHost
-	}
-	remote := s.o.Host
-	if len(s.meta.Connected) > 0 {
-		remote = s.meta.Connected[0].RemoteHost
+		local, remote = s.meta.Connected[0].LocalHost, s.meta.Connected[0].RemoteHost
 	}
 	remoteExt := map[int]wire.ExtStream{}
 	remoteCores := runtime.NumCPU()
@@ -75,70 +37,41 @@ func (s *session) attribute(totals []engine.StreamTotal, sum report.Summary, ext
 		}
 	}
 	var out []Verdict
-	for _, dir := range []struct {
-		name   string
-		localS bool
-	}{{"client→server", true}, {"server→client", false}} {
-		var ins []attrib.Input
-		var per []StreamLimit
+	for _, localSends := range []bool{true, false} {
+		d := limits.Direction{Name: limits.ClientToServer, Context: limits.Context{
+			TargetRate: float64(s.params.Bandwidth), Window: s.params.Window,
+			PathRate: s.o.PathRate, IdleRTTUS: uint64(s.o.IdleRTT.Microseconds()), SenderIsLocal: localSends,
+			Sender: local, Receiver: remote, SenderCPU: sum.CPU.Total, SenderCores: runtime.NumCPU(), ReceiverCPU: sum.RemoteCPU.Total,
+		}}
+		if !localSends {
+			d.Name = limits.ServerToClient
+			d.Context.Sender, d.Context.Receiver = remote, local
+			d.Context.SenderCPU, d.Context.SenderCores, d.Context.ReceiverCPU = sum.RemoteCPU.Total, remoteCores, sum.CPU.Total
+		}
 		present := false
-		missing := false
 		for _, t := range totals {
-			if t.Sender != dir.localS {
+			if t.Sender != localSends {
 				continue
 			}
 			present = true
-			var e wire.ExtStream
-			var ok bool
-			if dir.localS {
+			e, ok := remoteExt[t.ID]
+			if localSends {
 				e, ok = t.Ext()
-			} else {
-				e, ok = remoteExt[t.ID]
 			}
-			if !ok {
-				missing = true
-				continue
-			}
-			in := inputFromExt(e)
-			s.context(&in, dir.localS, local, remote, sum, remoteCores)
-			ins = append(ins, in)
-			per = append(per, StreamLimit{ID: t.ID, Result: attrib.Attribute(in)})
-		}
-		if !present {
-			continue
-		}
-		v := Verdict{Direction: dir.name}
-		switch {
-		case missing && dir.localS:
-			v.Result = attrib.Unavailable(fmt.Sprintf("TCP_INFO is not available on %s", runtime.GOOS))
-		case missing:
-			v.Result = attrib.Unavailable("the server sends in this direction and only a tcptune server reports its TCP_INFO; the attribution needs the sender's view (run tcptune serve there)")
-		default:
-			merged := attrib.Merge(ins)
-			v.Result = attrib.Attribute(merged)
-			if len(per) > 1 {
-				v.Streams = per
+			switch {
+			case ok:
+				d.Streams = append(d.Streams, e)
+			case localSends:
+				d.Unavailable = fmt.Sprintf("TCP_INFO is not available on %s", runtime.GOOS)
+			default:
+				d.Unavailable = "the server sends in this direction and only a tcptune server reports its TCP_INFO; the attribution needs the sender's view (run tcptune serve there)"
 			}
 		}
-		out = append(out, v)
+		if present {
+			out = append(out, limits.Attribute(d))
+		}
 	}
 	return out
-}
-
-// context adds what the sender's TCP_INFO does not know: CPU, the -b
-// target, -w, and who is who.
-func (s *session) context(in *attrib.Input, localSends bool, local, remote string, sum report.Summary, remoteCores int) {
-	in.TargetRate = float64(s.params.Bandwidth)
-	in.PathRate, in.IdleRTTUS = s.o.PathRate, uint64(s.o.IdleRTT.Microseconds())
-	in.Window = s.params.Window
-	in.SenderIsLocal = localSends
-	if localSends {
-		in.Sender, in.Receiver = local, remote
-		in.SenderCPU, in.SenderCores, in.ReceiverCPU = sum.CPU.Total, runtime.NumCPU(), sum.RemoteCPU.Total
-	} else {
-		in.Sender, in.Receiver = remote, local
-		in.SenderCPU, in.SenderCores, in.ReceiverCPU = sum.RemoteCPU.Total, remoteCores, sum.CPU.Total
-	}
 }
 
 // Extension is the "tcptune" object of bench's -J document: what
