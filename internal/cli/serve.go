@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/tcptune/tcptune/internal/metricsrv"
 	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/servemetrics"
 	"github.com/tcptune/tcptune/internal/server"
 	"github.com/tcptune/tcptune/internal/wire"
 )
@@ -23,6 +26,7 @@ type serveFlags struct {
 	interval    time.Duration
 	rcvTimeout  int
 	format      byte
+	prometheus  string
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
@@ -38,6 +42,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.VarP(&formatValue{&f.format}, "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
 	f.auth.registerServer(fs)
 	f.auth.registerPadding(fs)
+	fs.StringVar(&f.prometheus, "prometheus", "", "also serve each finished test as Prometheus metrics on [HOST]:PORT (loopback unless HOST is given; e.g. :9466)")
 }
 
 func (f *serveFlags) options(cmd *cobra.Command) (server.Options, error) {
@@ -73,6 +78,16 @@ TCP_INFO figures back, so that reverse (-R) tests say what limited them.`,
 			o, err := f.options(cmd)
 			if err != nil {
 				return err
+			}
+			if f.prometheus != "" {
+				m := servemetrics.New()
+				at, stop, err := metricsrv.Serve(f.prometheus, m)
+				if err != nil {
+					return fmt.Errorf("--prometheus %s: %v", f.prometheus, unwrapNet(err))
+				}
+				defer stop()
+				o.OnTestEnd = m.Record
+				fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics on http://%s/metrics\n", at)
 			}
 			return server.New(o).ListenAndServe(cmd.Context())
 		},

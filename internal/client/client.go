@@ -13,6 +13,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -532,6 +533,11 @@ func (s *session) exchangeResults() (*Outcome, error) {
 	totals := t.Totals()
 	cpu := t.CPU()
 	res := engine.Results(totals, cpu, s.meta.CongestionCC)
+	// The sender's view of our streams, for a tcptune server's verdicts
+	// (iperf3 ignores the key).
+	if raw, err := json.Marshal(wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), Streams: engine.ExtStreams(totals)}); err == nil {
+		res.Tcptune = raw
+	}
 	s.ctrl.SetDeadline(time.Now().Add(30 * time.Second))
 	if err := wire.WriteJSON(s.ctrl, res); err != nil {
 		return nil, fmt.Errorf("sending results: %w", err)

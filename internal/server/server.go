@@ -54,6 +54,9 @@ type Options struct {
 	// Auth, if set, requires every test to carry a token it accepts
 	// (iperf3's --rsa-private-key-path and --authorized-users-path).
 	Auth *auth.Verifier
+	// OnTestEnd, if set, receives each test that exchanged its results
+	// (serve --prometheus). It runs on the test's goroutine.
+	OnTestEnd func(TestRecord)
 	// ticks, if set, clocks every test's intervals (tests simulate long
 	// tests with it).
 	ticks <-chan time.Time

@@ -37,6 +37,7 @@ type session struct {
 	test      *engine.Test
 	udpIDs    []string
 	udpUsed   bool
+	recorded  bool // OnTestEnd has the test
 }
 
 func newSession(s *Server, c net.Conn, cookie [wire.CookieSize]byte, serial int) *session {
@@ -340,6 +341,9 @@ func (t *session) serve(ctx context.Context, streams []*engine.Stream) {
 		t.test.Stop()
 		t.test.CloseStreams()
 		t.emit()
+		if f := t.srv.o.OnTestEnd; f != nil && !t.recorded {
+			f(TestRecord{UDP: p.UDP})
+		}
 	}()
 	if p.UDP {
 		t.srv.udp.register(streams, t.test, p.UDPCounters64)
@@ -458,6 +462,10 @@ func (t *session) exchange(m report.Meta) {
 	totals := t.test.Totals()
 	cpu := t.test.CPU()
 	sum := report.Summarize(m, totals, peer, cpu)
+	if f := t.srv.o.OnTestEnd; f != nil {
+		t.recorded = true
+		defer f(t.record(m, totals, peer, cpu.Total, peer.CPUTotal))
+	}
 	ext := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), SndBuf: m.SndBufActual, RcvBuf: m.RcvBufActual, Streams: engine.ExtStreams(totals),
 		IntervalsLeftOut: t.pr.IntervalsLeftOut()}
 	if n := ext.IntervalsLeftOut; n > 0 {

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/tcptune/tcptune/internal/metricsrv"
 )
 
 // Run samples src, then again every interval, and hands each interval's
@@ -71,20 +69,8 @@ func Printer(w io.Writer, format string) func(Report) error {
 }
 
 // ServeMetrics serves src's figures for Prometheus on /metrics at addr
-// ([HOST]:PORT; loopback unless a host is given, see MetricsAddr) until
-// stop is called. It returns the address it listens on.
+// ([HOST]:PORT; loopback unless a host is given) until stop is called.
+// It returns the address it listens on.
 func ServeMetrics(addr string, src Source) (net.Addr, func(), error) {
-	a, err := MetricsAddr(addr)
-	if err != nil {
-		return nil, nil, err
-	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(NewCollector(src))
-	ln, err := net.Listen("tcp", a)
-	if err != nil {
-		return nil, nil, err
-	}
-	srv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
-	go srv.Serve(ln)
-	return ln.Addr(), func() { srv.Close() }, nil
+	return metricsrv.Serve(addr, NewCollector(src))
 }
