@@ -7,7 +7,7 @@ OSES    := linux freebsd darwin windows illumos
 # The packages whose goroutines share state: run again under the race detector.
 RACE    := ./internal/server ./internal/engine ./internal/client ./internal/wire ./internal/relay
 
-.PHONY: all build test unit deps cross fuzz demo bench clean
+.PHONY: package all build test unit deps cross fuzz demo bench clean
 
 all: build
 
@@ -15,7 +15,9 @@ build:
 	$(GO) build -o $(BIN) ./cmd/tcptune
 
 # Debian packages the tests use: iperf3 (the interop peer), iproute2 (ip,
-# ss), procps (sysctl) and chromium (renders tune's HTML report); and the
+# ss), procps (sysctl), chromium (renders tune's HTML report), systemd
+# (systemd-analyze), lintian (checks the .deb) and prometheus (scrapes
+# serve and watch); and the
 # newest iperf3 (3.22, Debian sid's) unpacked under .cache/, not installed.
 deps:
 	@missing=""; \
@@ -24,6 +26,8 @@ deps:
 	command -v ip >/dev/null 2>&1 || missing="$$missing iproute2"; \
 	command -v sysctl >/dev/null 2>&1 || missing="$$missing procps"; \
 	command -v systemd-analyze >/dev/null 2>&1 || missing="$$missing systemd"; \
+	command -v lintian >/dev/null 2>&1 || missing="$$missing lintian"; \
+	command -v prometheus >/dev/null 2>&1 || missing="$$missing prometheus"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -58,6 +62,20 @@ cross:
 demo: build
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	$$SUDO ./$(BIN) tune --lab --rate 1gbit --rtt 50ms --time 2 --report tune-report.html
+
+# .deb and .rpm in dist/ (nfpm, pinned): the binary, man pages, shell
+# completions, the hardened tcptune-serve.service and /etc/default/tcptune.
+NFPM    := github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
+VERSION := $(shell sed -n 's/^const Version = "\(.*\)"/\1/p' internal/version/version.go)
+package:
+	rm -rf dist/pkgroot && mkdir -p dist/pkgroot/man dist/pkgroot/completions
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags=-s -o dist/pkgroot/tcptune ./cmd/tcptune
+	dist/pkgroot/tcptune man dist/pkgroot/man && gzip -9n dist/pkgroot/man/*.1
+	dist/pkgroot/tcptune completion bash > dist/pkgroot/completions/tcptune.bash
+	dist/pkgroot/tcptune completion zsh > dist/pkgroot/completions/_tcptune
+	dist/pkgroot/tcptune completion fish > dist/pkgroot/completions/tcptune.fish
+	VERSION=$(VERSION) $(GO) run $(NFPM) package -f packaging/nfpm.yaml -p deb -t dist/
+	VERSION=$(VERSION) $(GO) run $(NFPM) package -f packaging/nfpm.yaml -p rpm -t dist/
 
 bench: build
 	./bench/loopback.sh

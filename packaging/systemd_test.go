@@ -24,10 +24,17 @@ func TestServeUnit(t *testing.T) {
 			t.Errorf("the unit lacks %q", want)
 		}
 	}
+	verifyUnit(t, unit, testutil.Binary(t))
+}
+
+// verifyUnit runs systemd-analyze verify and security on a unit whose
+// ExecStart names bin instead of /usr/bin/tcptune.
+func verifyUnit(t *testing.T, unit, bin string) {
+	t.Helper()
 	sa, err := exec.LookPath("systemd-analyze")
 	testutil.Need(t, err == nil, "systemd-analyze is not installed (package systemd)")
 	dir := t.TempDir()
-	local := strings.ReplaceAll(unit, "/usr/bin/tcptune", testutil.Binary(t))
+	local := strings.ReplaceAll(unit, "/usr/bin/tcptune", bin)
 	path := filepath.Join(dir, "tcptune-serve.service")
 	os.WriteFile(path, []byte(local), 0o644)
 	if out, err := exec.Command(sa, "verify", path).CombinedOutput(); err != nil || len(strings.TrimSpace(string(out))) > 0 {

@@ -30,6 +30,7 @@ bandwidth-delay product.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(newBenchCmd(), newServeCmd(), newLabCmd(), newPingCmd(), newShowCmd(), newAdviseCmd(), newApplyCmd(), newRollbackCmd(), newTuneCmd(), newWatchCmd(), newDoctorCmd())
+	root.AddCommand(newManCmd(root))
 	root.SetFlagErrorFunc(flagError)
 	return root
 }
