@@ -49,6 +49,7 @@ type benchFlags struct {
 	skipRxCopy     bool
 	affinity       string
 	tos            string
+	flowLabel      int
 	cport          int
 	title          string
 	format         byte
@@ -88,6 +89,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.skipRxCopy, "skip-rx-copy", false, "ignore received data instead of copying it (MSG_TRUNC, Linux TCP; iperf3 3.19+ servers)")
 	fs.StringVarP(&f.affinity, "affinity", "A", "", "set CPU affinity n[,m]: n for this side, m for the server (Linux)")
 	fs.StringVarP(&f.tos, "tos", "S", "", "set the IP type of service, 0-255 (decimal, 0x hex or 0 octal)")
+	intVarP(fs, &f.flowLabel, "flowlabel", "L", 0, 0, 0xFFFFF, "a flow label", "set the IPv6 flow label of the data streams, 1-1048575 (Linux)")
 	intVarP(fs, &f.cport, "cport", "", 0, 0, 65535, "a port", "bind data streams to this client port (and the ports after it for -P)")
 	fs.StringVarP(&f.title, "title", "T", "", "prefix every output line with this string")
 	fs.VarP(&formatValue{&f.format}, "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
@@ -143,6 +145,7 @@ func (f *benchFlags) options() (client.Options, int, error) {
 		}
 		p.TOS = int(v)
 	}
+	p.FlowLabel = f.flowLabel
 	local := -1
 	if f.affinity != "" {
 		l, r, err := affinity.Parse(f.affinity)

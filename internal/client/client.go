@@ -312,12 +312,6 @@ func (s *session) dataDialer(i int) *net.Dialer {
 	d := &net.Dialer{Timeout: s.o.ctrlTimeout()}
 	ipv6 := s.o.Family == "6"
 	opts := s.sockOptions()
-	d.Control = func(network, address string, c syscall.RawConn) error {
-		if err := opts.Apply(c, ipv6 || sockopt.IsIPv6(address)); err != nil {
-			warnf(s.pr, "warning: %v", err)
-		}
-		return nil
-	}
 	var ip net.IP
 	if s.o.Bind != "" {
 		ip = net.ParseIP(s.o.Bind)
@@ -326,12 +320,27 @@ func (s *session) dataDialer(i int) *net.Dialer {
 	if s.o.CPort > 0 {
 		port = s.o.CPort + i
 	}
+	var local *net.TCPAddr // bound by the flow label's connect (-L)
 	if ip != nil || port > 0 {
-		if s.params.UDP {
+		switch {
+		case s.params.UDP:
 			d.LocalAddr = &net.UDPAddr{IP: ip, Port: port}
-		} else {
+		case s.params.FlowLabel > 0:
+			local = &net.TCPAddr{IP: ip, Port: port}
+		default:
 			d.LocalAddr = &net.TCPAddr{IP: ip, Port: port}
 		}
+	}
+	d.Control = func(network, address string, c syscall.RawConn) error {
+		if err := opts.Apply(c, ipv6 || sockopt.IsIPv6(address)); err != nil {
+			warnf(s.pr, "warning: %v", err)
+		}
+		if l := s.params.FlowLabel; l > 0 && !s.params.UDP {
+			if err := sockopt.ConnectWithFlowLabel(c, local, address, l); err != nil {
+				return fmt.Errorf("-L/--flowlabel: %w", err)
+			}
+		}
+		return nil
 	}
 	return d
 }

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package sockopt
+
+import (
+	"net"
+	"syscall"
+)
+
+// ConnectWithFlowLabel is Linux only (as iperf3's -L).
+func ConnectWithFlowLabel(syscall.RawConn, *net.TCPAddr, string, int) error { return ErrUnsupported }
+
+// FlowLabel is Linux only.
+func FlowLabel(syscall.RawConn, bool) (int, error) { return 0, ErrUnsupported }
