@@ -43,15 +43,21 @@ the namespaces are their own, so experiments never touch the host.`,
 
 func newLabUpCmd() *cobra.Command {
 	f := &linkFlags{}
+	var hub string
 	cmd := &cobra.Command{
-		Use:     "up NAME [--rate 1gbit] [--rtt 50ms] [--loss 0] [--queue 1bdp] [--mtu 1500]",
+		Use:     "up NAME [--rate 1gbit] [--rtt 50ms] [--loss 0] [--queue 1bdp] [--mtu 1500] [--hub HUB]",
 		Short:   "Create a link",
-		Example: "  tcptune lab up wan --rate 1gbit --rtt 50ms\n  tcptune lab up lossy --rate 100mbit --rtt 200ms --loss 0.01% --queue 0.5bdp",
+		Example: "  tcptune lab up wan --rate 1gbit --rtt 50ms\n  tcptune lab up lossy --rate 100mbit --rtt 200ms --loss 0.01% --queue 0.5bdp\n  tcptune lab up h1 --hub dc --rate 1gbit; tcptune lab up h2 --hub dc --rate 100mbit   # a star: h1's b reaches h2's b",
 		Args:    exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := f.config(args[0])
 			if err != nil {
 				return err
+			}
+			if c.Hub = hub; hub != "" {
+				if err := c.Validate(); err != nil {
+					return err
+				}
 			}
 			st, err := lab.Up(c)
 			if err != nil {
@@ -66,6 +72,7 @@ func newLabUpCmd() *cobra.Command {
 		},
 	}
 	f.register(cmd.Flags())
+	cmd.Flags().StringVar(&hub, "hub", "", "make end a the shared namespace tcptune-hub-HUB: links with one hub form a star whose b ends reach each other")
 	return cmd
 }
 

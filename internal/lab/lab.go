@@ -32,6 +32,10 @@ type Config struct {
 	Loss  float64       `json:"loss"`   // per segment, 0..0.5
 	Queue int64         `json:"queue"`  // bytes; 0 = one BDP
 	MTU   int           `json:"mtu"`
+	// Hub, if set, makes end a the shared namespace tcptune-hub-HUB: links
+	// with the same hub form a star whose b ends reach each other through
+	// it (it forwards; each b end routes 10.201.0.0/16 to it).
+	Hub string `json:"hub,omitempty"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9-]{1,12}$`)
@@ -60,6 +64,11 @@ func (c Config) Model() linkem.Config {
 func (c Config) Validate() error {
 	if err := ValidateName(c.Name); err != nil {
 		return err
+	}
+	if c.Hub != "" {
+		if err := ValidateName(c.Hub); err != nil {
+			return fmt.Errorf("--hub: %w", err)
+		}
 	}
 	if c.Rate < 1e3 || c.Rate > 40e9 {
 		return fmt.Errorf("--rate %s out of range (1kbit .. 40gbit)", units.FormatRateShort(c.Rate))
@@ -202,9 +211,16 @@ func stateDir(name string) string { return filepath.Join(Dir(), name) }
 // NamespaceName is the namespace of one end ("a" or "b").
 func NamespaceName(link, side string) string { return "tcptune-" + link + "-" + side }
 
+// HubNamespace is the namespace of hub, the shared end a of a star.
+func HubNamespace(hub string) string { return "tcptune-hub-" + hub }
+
 func newState(c Config, index int) State {
+	nsa := NamespaceName(c.Name, "a")
+	if c.Hub != "" {
+		nsa = HubNamespace(c.Hub)
+	}
 	return State{Config: c, Index: index,
-		NSA: NamespaceName(c.Name, "a"), NSB: NamespaceName(c.Name, "b"),
+		NSA: nsa, NSB: NamespaceName(c.Name, "b"),
 		AddrA: fmt.Sprintf("10.201.%d.1", index), AddrB: fmt.Sprintf("10.201.%d.2", index),
 		TunA: fmt.Sprintf("tlab%da", index), TunB: fmt.Sprintf("tlab%db", index)}
 }

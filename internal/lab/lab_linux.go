@@ -83,6 +83,9 @@ func nsExists(name string) bool {
 // devices in them) and the state directory.
 func cleanup(s *State) {
 	for _, ns := range []string{s.NSA, s.NSB} {
+		if s.Hub != "" && ns == s.NSA && hubInUse(s) {
+			continue
+		}
 		if nsExists(ns) {
 			killIn(ns)
 			netns.DeleteNamed(ns)
@@ -94,6 +97,17 @@ func cleanup(s *State) {
 		}
 	}
 	os.RemoveAll(stateDir(s.Name))
+}
+
+// hubInUse reports whether another link's state names s's hub.
+func hubInUse(s *State) bool {
+	entries, _ := os.ReadDir(Dir())
+	for _, e := range entries {
+		if o, err := ReadState(e.Name()); err == nil && o.Name != s.Name && o.Hub == s.Hub {
+			return true
+		}
+	}
+	return false
 }
 
 // killIn ends the processes left in a namespace (as "ip netns pids"
@@ -158,6 +172,9 @@ func Up(c Config) (*State, error) {
 	}
 	st := newState(c, index)
 	for _, ns := range []string{st.NSA, st.NSB} {
+		if ns == st.NSA && st.Hub != "" && (hubInUse(&st) || !nsExists(ns)) {
+			continue // a hub is shared with the other links of its star
+		}
 		if nsExists(ns) { // left by something else: refuse rather than guess
 			return nil, fmt.Errorf("namespace %s exists but no lab link owns it; remove it with: ip netns del %s", ns, ns)
 		}
@@ -529,7 +546,39 @@ func build(st *State) (*tun.Device, *tun.Device, error) {
 			return nil, nil, err
 		}
 	}
+	if st.Hub != "" {
+		if err := joinHub(st); err != nil {
+			a.Close()
+			b.Close()
+			return nil, nil, err
+		}
+	}
 	return a, b, nil
+}
+
+// joinHub lets the hub forward between its links, and routes end b's
+// traffic to the other lab addresses through the hub.
+func joinHub(st *State) error {
+	if err := nsx.Do(st.NSA, func() error {
+		return os.WriteFile("/proc/sys/net/ipv4/ip_forward", []byte("1\n"), 0o644)
+	}); err != nil {
+		return fmt.Errorf("hub %s: ip_forward: %w", st.NSA, err)
+	}
+	ns, err := netns.GetFromName(st.NSB)
+	if err != nil {
+		return err
+	}
+	defer ns.Close()
+	h, err := netlink.NewHandleAt(ns)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	_, all, _ := net.ParseCIDR("10.201.0.0/16")
+	if err := h.RouteAdd(&netlink.Route{Dst: all, Gw: net.ParseIP(st.AddrA)}); err != nil {
+		return fmt.Errorf("route 10.201.0.0/16 via the hub in %s: %w", st.NSB, err)
+	}
+	return nil
 }
 
 // newNamespace creates a named namespace without leaving this thread in it.
@@ -553,7 +602,13 @@ func newNamespace(name string) (netns.NsHandle, error) {
 }
 
 func intoNamespace(dev, nsName, addr string, mtu int) error {
-	ns, err := newNamespace(nsName)
+	var ns netns.NsHandle
+	var err error
+	if strings.HasPrefix(nsName, "tcptune-hub-") && nsExists(nsName) {
+		ns, err = netns.GetFromName(nsName) // a star's shared hub
+	} else {
+		ns, err = newNamespace(nsName)
+	}
 	if err != nil {
 		return err
 	}
