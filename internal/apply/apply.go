@@ -67,6 +67,16 @@ type Change struct {
 	New string `json:"new"`
 }
 
+// Outcome is what one apply or rollback did, as apply --json and
+// rollback --json print it (the Ansible modules read it).
+type Outcome struct {
+	Changed     bool     `json:"changed"`
+	DryRun      bool     `json:"dry_run,omitempty"`
+	Changes     []Change `json:"changes"`
+	Backup      string   `json:"backup,omitempty"`       // the backup's ID (undo: rollback ID)
+	PersistFile string   `json:"persist_file,omitempty"` // written with --persist
+}
+
 // Backup is what apply replaced.
 type Backup struct {
 	ID          string    `json:"id"`
@@ -156,6 +166,9 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 	if err != nil || o.DryRun {
 		return nil, changes, err
 	}
+	if len(changes) == 0 && (!o.Persist || persisted(o.PersistFile(), kvs)) {
+		return nil, nil, nil // nothing to do: no backup either (apply is idempotent)
+	}
 	b := &Backup{ID: newID(), Time: time.Now().UTC(), NetNS: o.NetNS, Changes: changes, State: "applied", Forced: o.Force}
 	if o.Persist {
 		b.PersistFile = o.PersistFile()
@@ -242,12 +255,24 @@ func restore(fs sysctl.FS, changes []Change) error {
 // fsync the directory. On any failure the temporary file is removed and
 // the old file is untouched.
 func writePersist(path string, _ []Change, kvs []KV) (err error) {
+	return writeFileDurably(path, []byte(persistContent(kvs)), 0o644)
+}
+
+// persistContent is the sysctl.d file --persist writes for kvs.
+func persistContent(kvs []KV) string {
 	var b strings.Builder
 	b.WriteString("# Written by tcptune apply; roll back with: tcptune rollback\n")
 	for _, kv := range kvs {
 		fmt.Fprintf(&b, "%s = %s\n", kv.Key, kv.Value)
 	}
-	return writeFileDurably(path, []byte(b.String()), 0o644)
+	return b.String()
+}
+
+// persisted reports whether path already holds what --persist would
+// write for kvs.
+func persisted(path string, kvs []KV) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && string(b) == persistContent(kvs)
 }
 
 // writeFileDurably replaces path with data: temporary file, fsync,

@@ -204,3 +204,35 @@ func TestWriteList(t *testing.T) {
 		t.Fatalf("%q", lines)
 	}
 }
+
+// Apply is idempotent: a second apply of the same values, with or
+// without --persist, changes nothing and leaves no backup, so that
+// configuration managers see "not changed".
+func TestApplyTwiceChangesNothing(t *testing.T) {
+	for _, persist := range []bool{false, true} {
+		o := fixture(t)
+		o.Persist = persist
+		if b, _, err := Apply(request, o); err != nil || b == nil {
+			t.Fatalf("first apply: %v %v", b, err)
+		}
+		b, changes, err := Apply(request, o)
+		if err != nil || b != nil || len(changes) != 0 {
+			t.Fatalf("persist %v: second apply: backup %v, changes %v, %v", persist, b, changes, err)
+		}
+		if all, _ := List(o); len(all) != 1 {
+			t.Fatalf("persist %v: %d backups after two applies", persist, len(all))
+		}
+	}
+	// Values in place but the persist file missing: only --persist has
+	// something to do.
+	o := fixture(t)
+	Apply(request, o)
+	o.Persist = true
+	b, changes, err := Apply(request, o)
+	if err != nil || b == nil || len(changes) != 0 {
+		t.Fatalf("persist of values already set: %v %v %v", b, changes, err)
+	}
+	if _, err := os.Stat(o.PersistFile()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -123,9 +123,9 @@ func applyOptions(netns string, persist, dry bool) apply.Options {
 func newApplyCmd() *cobra.Command {
 	var sets []string
 	var netns string
-	var persist, dry, force bool
+	var persist, dry, force, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "apply FILE | --set KEY=VALUE... [--netns NS] [--persist] [--dry-run] [--force]",
+		Use:   "apply FILE | --set KEY=VALUE... [--netns NS] [--persist] [--dry-run] [--force] [--json]",
 		Short: "Apply sysctl settings safely: validate all, back up, write, restore on failure (Linux)",
 		Example: `  tcptune advise --rate 1gbit --rtt 50ms --format sysctl > p.conf && sudo tcptune apply p.conf
   sudo tcptune apply --set net.ipv4.tcp_rmem='4096 131072 16777216' --netns tcptune-wan-a
@@ -160,6 +160,19 @@ func newApplyCmd() *cobra.Command {
 			o.Force = force
 			b, changes, err := apply.Apply(kvs, o)
 			w := cmd.OutOrStdout()
+			if asJSON && err == nil {
+				out := apply.Outcome{Changed: b != nil, DryRun: dry, Changes: changes}
+				if out.Changes == nil {
+					out.Changes = []apply.Change{}
+				}
+				if b != nil {
+					out.Backup = b.ID
+					if persist {
+						out.PersistFile = b.PersistFile
+					}
+				}
+				return writeJSON(w, out)
+			}
 			for _, c := range changes {
 				fmt.Fprintf(w, "%s: %s -> %s\n", c.Key, c.Old, c.New)
 			}
@@ -167,7 +180,7 @@ func newApplyCmd() *cobra.Command {
 				return err
 			}
 			switch {
-			case len(changes) == 0:
+			case b == nil && len(changes) == 0:
 				fmt.Fprintln(w, "nothing to change")
 			case dry:
 				fmt.Fprintln(w, "dry run: nothing written")
@@ -185,14 +198,15 @@ func newApplyCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&persist, "persist", false, "also write /etc/sysctl.d/90-tcptune.conf (atomically, with a backup)")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "validate and show the diff only")
 	cmd.Flags().BoolVar(&force, "force", false, "also write keys outside tcptune's catalogue of network buffer knobs (kernel.*, vm.*, …)")
+	cmd.Flags().BoolVarP(&asJSON, "json", "J", false, "print what changed as JSON (changed, changes, backup, persist_file)")
 	return cmd
 }
 
 func newRollbackCmd() *cobra.Command {
 	var netns string
-	var list bool
+	var list, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "rollback [ID] [--netns NS] | --list",
+		Use:   "rollback [ID] [--netns NS] [--json] | --list [--json]",
 		Short: "Restore the values a tcptune apply replaced (Linux)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -202,6 +216,12 @@ func newRollbackCmd() *cobra.Command {
 				all, err := apply.List(o)
 				if err != nil {
 					return err
+				}
+				if asJSON {
+					if all == nil {
+						all = []apply.Backup{}
+					}
+					return writeJSON(w, all)
 				}
 				return apply.WriteList(w, all)
 			}
@@ -213,6 +233,13 @@ func newRollbackCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				out := apply.Outcome{Changed: true, Backup: b.ID, PersistFile: b.PersistFile}
+				for _, c := range b.Changes {
+					out.Changes = append(out.Changes, apply.Change{Key: c.Key, Old: c.New, New: c.Old})
+				}
+				return writeJSON(w, out)
+			}
 			for _, c := range b.Changes {
 				fmt.Fprintf(w, "%s: %s -> %s\n", c.Key, c.New, c.Old)
 			}
@@ -222,5 +249,6 @@ func newRollbackCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&netns, "netns", "", "the namespace whose latest backup to restore")
 	cmd.Flags().BoolVar(&list, "list", false, "list backups")
+	cmd.Flags().BoolVarP(&asJSON, "json", "J", false, "print JSON: what was restored, or with --list the backups")
 	return cmd
 }
