@@ -49,6 +49,7 @@ type benchFlags struct {
 	skipRxCopy     bool
 	affinity       string
 	tos            string
+	extraData      string
 	flowLabel      int
 	cport          int
 	title          string
@@ -92,6 +93,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	intVarP(fs, &f.flowLabel, "flowlabel", "L", 0, 0, 0xFFFFF, "a flow label", "set the IPv6 flow label of the data streams, 1-1048575 (Linux)")
 	intVarP(fs, &f.cport, "cport", "", 0, 0, 65535, "a port", "bind data streams to this client port (and the ports after it for -P)")
 	fs.StringVarP(&f.title, "title", "T", "", "prefix every output line with this string")
+	fs.StringVar(&f.extraData, "extra-data", "", "a string to include in the JSON output (and the server's)")
 	fs.VarP(&formatValue{&f.format}, "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
 	intVarP(fs, &f.repeat, "repeat", "", 1, 1, 1000, "runs", "run the test N times and report median, min/max and a 95% confidence interval")
 	fs.BoolVar(&f.udp64, "udp-counters-64bit", false, "use 64-bit counters in UDP test packets")
@@ -146,6 +148,7 @@ func (f *benchFlags) options() (client.Options, int, error) {
 		p.TOS = int(v)
 	}
 	p.FlowLabel = f.flowLabel
+	p.ExtraData = f.extraData
 	local := -1
 	if f.affinity != "" {
 		l, r, err := affinity.Parse(f.affinity)

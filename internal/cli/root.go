@@ -30,7 +30,7 @@ bandwidth-delay product.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(newBenchCmd(), newServeCmd(), newLabCmd(), newPingCmd(), newShowCmd(), newAdviseCmd(), newApplyCmd(), newRollbackCmd(), newTuneCmd(), newWatchCmd(), newDoctorCmd())
-	root.AddCommand(newManCmd(root))
+	root.AddCommand(newReportCmd(), newManCmd(root))
 	root.SetFlagErrorFunc(flagError)
 	return root
 }
