@@ -7,7 +7,7 @@ OSES    := linux freebsd darwin windows illumos
 # The packages whose goroutines share state: run again under the race detector.
 RACE    := ./internal/server ./internal/engine ./internal/client ./internal/wire ./internal/relay
 
-.PHONY: package all build test unit deps cross fuzz demo bench clean
+.PHONY: fleet-demo package all build test unit deps cross fuzz demo bench clean
 
 all: build
 
@@ -28,6 +28,7 @@ deps:
 	command -v systemd-analyze >/dev/null 2>&1 || missing="$$missing systemd"; \
 	command -v lintian >/dev/null 2>&1 || missing="$$missing lintian"; \
 	command -v prometheus >/dev/null 2>&1 || missing="$$missing prometheus"; \
+	command -v /usr/sbin/sshd >/dev/null 2>&1 || missing="$$missing openssh-server"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -76,6 +77,12 @@ package:
 	dist/pkgroot/tcptune completion fish > dist/pkgroot/completions/tcptune.fish
 	VERSION=$(VERSION) $(GO) run $(NFPM) package -f packaging/nfpm.yaml -p deb -t dist/
 	VERSION=$(VERSION) $(GO) run $(NFPM) package -f packaging/nfpm.yaml -p rpm -t dist/
+
+# The Ansible collection on a fleet built in the lab (root): tune.yml and
+# mesh.yml through ansible-core over SSH, then the mesh matrix.
+fleet-demo: deps build
+	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	$$SUDO scripts/fleet-lab.sh demo fleet-demo
 
 bench: build
 	./bench/loopback.sh

@@ -138,15 +138,7 @@ func TestTuneLab(t *testing.T) {
 // shows the bars' colour.
 func checkReport(t *testing.T, report string) {
 	t.Helper()
-	browser := ""
-	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(b); err == nil {
-			browser = p
-			break
-		}
-	}
-	testutil.Need(t, browser != "", "no chromium (make deps installs it)")
-	flags := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir()}
+	browser, flags := testutil.Chromium(t)
 	dom, errOut, err := testutil.Run(t, 2*time.Minute, browser, append(flags, "--virtual-time-budget=3000", "--dump-dom", "file://"+report)...)
 	if err != nil {
 		t.Fatalf("chromium --dump-dom: %v\n%s", err, errOut)

@@ -243,3 +243,18 @@ func DuplicateKeys(data []byte) ([]string, error) {
 	err := walk("")
 	return dups, err
 }
+
+// Chromium returns a headless Chromium and the flags to run it with (a
+// private profile under the test's temporary directory).
+func Chromium(t testing.TB) (string, []string) {
+	t.Helper()
+	browser := ""
+	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(b); err == nil {
+			browser = p
+			break
+		}
+	}
+	Need(t, browser != "", "no chromium (make deps installs it)")
+	return browser, []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir()}
+}

@@ -1,0 +1,164 @@
+//go:build linux
+
+package fleet_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/testutil"
+)
+
+func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
+
+type recap struct{ ok, changed, unreachable, failed int }
+
+var recapLine = regexp.MustCompile(`(?m)^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)`)
+
+// fleet is the lab of scripts/fleet-lab.sh: hosts h1, h2, h3 and ref,
+// each with its own sshd and private /etc/sysctl.d, /var/lib, /run and
+// /usr/local/bin; ansible-core runs in the hub.
+type fleet struct {
+	t      *testing.T
+	dir    string
+	script string
+}
+
+func (f *fleet) playbook(args ...string) (string, map[string]recap) {
+	f.t.Helper()
+	out, errOut, err := testutil.Run(f.t, 5*time.Minute, f.script, append([]string{"run", f.dir, "ansible-playbook"}, args...)...)
+	got := map[string]recap{}
+	for _, m := range recapLine.FindAllStringSubmatch(out, -1) {
+		n := func(i int) int { v, _ := strconv.Atoi(m[i]); return v }
+		got[m[1]] = recap{n(2), n(3), n(4), n(5)}
+	}
+	if len(got) == 0 {
+		f.t.Fatalf("ansible-playbook %v: no recap (%v)\n%s\n%s", args, err, out, errOut)
+	}
+	return out, got
+}
+
+// sysctl reads a key in a host's namespace.
+func sysctl(t *testing.T, host, key string) string {
+	t.Helper()
+	b, err := exec.Command("ip", "netns", "exec", "tcptune-f"+host+"-b", "cat", "/proc/sys/"+strings.ReplaceAll(key, ".", "/")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
+}
+
+func each(t *testing.T, what string, r map[string]recap, want func(recap) bool, hosts ...string) {
+	t.Helper()
+	for _, h := range hosts {
+		if !want(r[h]) {
+			t.Errorf("%s: %s: %+v", what, h, r[h])
+		}
+	}
+}
+
+// The Ansible collection, for real: ansible-core over SSH to lab hosts.
+// Check mode shows the diff and changes nothing; apply changes, a second
+// apply does not; rollback restores; a refused value fails with
+// tcptune's message; tune.yml tunes h1 (1 Gbit/s × 50 ms to the hub)
+// against ref and persists the choice; mesh.yml runs every pair of h1,
+// h2, h3 (three rates) and renders the matrix, which Chromium loads.
+// Nothing on the real host changes.
+func TestFleet(t *testing.T) {
+	testutil.NeedRoot(t)
+	_, err := exec.LookPath("/usr/sbin/sshd")
+	testutil.Need(t, err == nil, "openssh-server is not installed (make deps)")
+	_, err = exec.LookPath("python3")
+	testutil.Need(t, err == nil, "python3 is missing")
+	bin := testutil.Binary(t)
+	f := &fleet{t: t, dir: t.TempDir(), script: filepath.Join(testutil.ModuleRoot(), "scripts", "fleet-lab.sh")}
+	t.Setenv("TCPTUNE_BIN", bin)
+	t.Cleanup(func() { testutil.Run(t, time.Minute, f.script, "down") })
+	if out, errOut, err := testutil.Run(t, 5*time.Minute, f.script, "up", f.dir); err != nil {
+		t.Fatalf("fleet-lab up: %v\n%s%s", err, out, errOut)
+	}
+	mesh := []string{"h1", "h2", "h3"}
+	play := filepath.Join(testutil.ModuleRoot(), "e2e", "fleet", "apply.yml")
+	before := sysctl(t, "h1", "net.ipv4.tcp_rmem")
+
+	_, r := f.playbook(play, "-e", "step=install")
+	each(t, "install", r, func(r recap) bool { return r.failed == 0 && r.changed == 1 }, mesh...)
+	out, r := f.playbook(play, "-e", "step=apply", "--check", "--diff")
+	each(t, "check", r, func(r recap) bool { return r.failed == 0 && r.changed == 1 }, mesh...)
+	if !strings.Contains(out, "+net.ipv4.tcp_rmem = 4096 131072 7340032") || sysctl(t, "h1", "net.ipv4.tcp_rmem") != before {
+		t.Fatalf("check mode: no diff, or it changed the value\n%s", out)
+	}
+	_, r = f.playbook(play, "-e", "step=apply")
+	each(t, "apply", r, func(r recap) bool { return r.failed == 0 && r.changed == 1 }, mesh...)
+	if v := sysctl(t, "h2", "net.ipv4.tcp_rmem"); v != "4096 131072 7340032" {
+		t.Fatalf("after apply: %s", v)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "h2", "sysctl.d", "90-tcptune.conf")); err != nil {
+		t.Fatalf("--persist did not write the host's own /etc/sysctl.d: %v", err)
+	}
+	_, r = f.playbook(play, "-e", "step=apply")
+	each(t, "apply again", r, func(r recap) bool { return r.failed == 0 && r.changed == 0 }, mesh...)
+	_, r = f.playbook(play, "-e", "step=rollback")
+	each(t, "rollback", r, func(r recap) bool { return r.failed == 0 && r.changed == 1 }, mesh...)
+	if v := sysctl(t, "h3", "net.ipv4.tcp_rmem"); v != before {
+		t.Fatalf("after rollback: %s, want %s", v, before)
+	}
+	_, r = f.playbook(play, "-e", "step=rollback")
+	each(t, "rollback again", r, func(r recap) bool { return r.failed == 0 && r.changed == 0 }, mesh...)
+	out, r = f.playbook(play, "-e", "step=bad", "-l", "h1")
+	if r["h1"].failed != 1 || !strings.Contains(out, `"msg": "net.ipv4.tcp_rmem: \"lots\" is not a number (bytes)"`) {
+		t.Fatalf("a refused value: want failed with tcptune's message\n%s", out)
+	}
+
+	refAddr := ""
+	hosts, _ := os.ReadFile(filepath.Join(f.dir, "hosts"))
+	for _, l := range strings.Split(string(hosts), "\n") {
+		if strings.HasPrefix(l, "ref ") {
+			refAddr = strings.TrimPrefix(l, "ref ")
+		}
+	}
+	wmem := sysctl(t, "h1", "net.ipv4.tcp_wmem")
+	out, r = f.playbook("tcptune.tcptune.tune", "-e", "reference_server="+refAddr, "-e", "tcptune_tune_time=2", "-e", "tcptune_tune_direction=forward")
+	if r["h1"].failed != 0 || r["h1"].changed != 1 || !strings.Contains(out, "h1: kept True, applied True") {
+		t.Fatalf("tune.yml: %+v\n%s", r["h1"], out)
+	}
+	if v := sysctl(t, "h1", "net.ipv4.tcp_wmem"); v == wmem {
+		t.Errorf("tune.yml kept a choice but tcp_wmem is still %s", v)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.dir, "h1", "sysctl.d", "90-tcptune.conf")); err != nil || !strings.Contains(string(b), "net.ipv4.tcp_wmem") {
+		t.Errorf("tune.yml did not persist: %v %s", err, b)
+	}
+
+	results := filepath.Join(f.dir, "mesh")
+	out, r = f.playbook("tcptune.tcptune.mesh", "-e", "mesh_results="+results, "-e", "mesh_time=2", "-e", "mesh_repeat=2")
+	each(t, "mesh", r, func(r recap) bool { return r.failed == 0 && r.unreachable == 0 }, mesh...)
+	files, _ := filepath.Glob(filepath.Join(results, "*_to_*.json"))
+	if len(files) != 6 || !strings.Contains(out, "from \\\\ to") {
+		t.Fatalf("mesh.yml: %d results\n%s", len(files), out)
+	}
+	// h2's link is the slowest: every pair through it is slow, and says why.
+	if !regexp.MustCompile(`h1 → h2: \d+(\.\d+)? Mbit/s, `).MatchString(out) {
+		t.Errorf("the slow pairs are not listed:\n%s", out)
+	}
+	browser, flags := testutil.Chromium(t)
+	dom, errOut, err := testutil.Run(t, 2*time.Minute, browser, append(flags, "--dump-dom", "file://"+filepath.Join(results, "mesh.html"))...)
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, errOut)
+	}
+	if n := strings.Count(dom, "data-from="); n != 6 || !strings.Contains(dom, `class="slow"`) {
+		t.Fatalf("the HTML matrix has %d pair cells:\n%.3000s", n, dom)
+	}
+
+	// Nothing on the real host: no binary, no persist file, no state.
+	for _, p := range []string{"/usr/local/bin/tcptune", "/etc/sysctl.d/90-tcptune.conf"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s exists on the real host", p)
+		}
+	}
+}
