@@ -21,12 +21,12 @@ var pschedulerClients = []struct {
 	args []string
 	udp  bool
 }{
-	{"plain", []string{"-c", "127.0.0.1", "-t", "2", "--json"}, false},
-	{"options", []string{"-4", "-B", "127.0.0.1", "-c", "127.0.0.1", "-t", "2", "--json", "-i", "1", "-P", "2", "-w", "262144",
+	{"plain", []string{"-c", "127.0.0.1", "-t", "1", "--json"}, false},
+	{"options", []string{"-4", "-B", "127.0.0.1", "-c", "127.0.0.1", "-t", "1", "--json", "-i", "1", "-P", "2", "-w", "262144",
 		"-M", "1400", "-O", "1", "-b", "400000000", "-l", "65536", "-S", "32", "-C", "reno", "-Z"}, false},
-	{"reverse", []string{"-c", "127.0.0.1", "-t", "2", "--json", "-R", "--fq-rate", "1000000000"}, false},
-	{"udp", []string{"-c", "127.0.0.1", "-t", "2", "--json", "-u", "-b", "50000000", "-l", "1400"}, true},
-	{"ipv6-flowlabel", []string{"-6", "-B", "::1", "-c", "::1", "-t", "2", "--json", "-L", "12345"}, false},
+	{"reverse", []string{"-c", "127.0.0.1", "-t", "1", "--json", "-R", "--fq-rate", "1000000000"}, false},
+	{"udp", []string{"-c", "127.0.0.1", "-t", "1", "--json", "-u", "-b", "50000000", "-l", "1400"}, true},
+	{"ipv6-flowlabel", []string{"-6", "-B", "::1", "-c", "::1", "-t", "1", "--json", "-L", "12345"}, false},
 }
 
 var pschedulerServers = [][]string{
@@ -139,7 +139,7 @@ func TestPSchedulerCommandLines(t *testing.T) {
 			port := testutil.FreePort(t)
 			p := testutil.Start(t, link, append(s, "-p", strconv.Itoa(port))...)
 			testutil.WaitListening(t, port)
-			if out, errOut, err := testutil.Run(t, 60*time.Second, newest, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "--json"); err != nil {
+			if out, errOut, err := testutil.Run(t, 60*time.Second, newest, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1", "--json"); err != nil {
 				t.Fatalf("client: %v\n%s%s", err, out, errOut)
 			}
 			if !p.Wait(10 * time.Second) {

@@ -28,6 +28,9 @@ options:
   time:
     description: Measured seconds per trial.
     type: float
+  trials:
+    description: Trials per candidate and direction (2..50).
+    type: int
   direction:
     description: both, forward or reverse.
     type: str
@@ -47,6 +50,7 @@ def main():
             apply=dict(type="bool", default=True),
             persist=dict(type="bool", default=False),
             time=dict(type="float"),
+            trials=dict(type="int"),
             direction=dict(type="str", choices=["both", "forward", "reverse"]),
             binary=dict(type="str"),
         ),
@@ -60,6 +64,8 @@ def main():
             args.append("--persist")
     if p["time"]:
         args += ["--time", p["time"]]
+    if p["trials"]:
+        args += ["--trials", p["trials"]]
     if p["direction"]:
         args += ["--direction", p["direction"]]
     res = run(module, args)
