@@ -83,6 +83,16 @@ func TestFleet(t *testing.T) {
 	if out, errOut, err := testutil.Run(t, 5*time.Minute, f.script, "up", f.dir); err != nil {
 		t.Fatalf("fleet-lab up: %v\n%s%s", err, out, errOut)
 	}
+	// The collection builds, and every module documents itself.
+	if out, errOut, err := testutil.Run(t, time.Minute, f.script, "run", f.dir, "ansible-galaxy", "collection", "build", "--output-path", f.dir,
+		filepath.Join(testutil.ModuleRoot(), "ansible", "ansible_collections", "tcptune", "tcptune")); err != nil {
+		t.Fatalf("ansible-galaxy collection build: %v\n%s%s", err, out, errOut)
+	}
+	for _, m := range []string{"tcptune_facts", "tcptune_apply", "tcptune_tune", "tcptune_rollback"} {
+		if out, errOut, err := testutil.Run(t, time.Minute, f.script, "run", f.dir, "ansible-doc", "tcptune.tcptune."+m); err != nil || !strings.Contains(out, "OPTIONS") {
+			t.Errorf("ansible-doc %s: %v\n%s%s", m, err, out, errOut)
+		}
+	}
 	mesh := []string{"h1", "h2", "h3"}
 	play := filepath.Join(testutil.ModuleRoot(), "e2e", "fleet", "apply.yml")
 	before := sysctl(t, "h1", "net.ipv4.tcp_rmem")
@@ -93,6 +103,11 @@ func TestFleet(t *testing.T) {
 	each(t, "check", r, func(r recap) bool { return r.failed == 0 && r.changed == 1 }, mesh...)
 	if !strings.Contains(out, "+net.ipv4.tcp_rmem = 4096 131072 7340032") || sysctl(t, "h1", "net.ipv4.tcp_rmem") != before {
 		t.Fatalf("check mode: no diff, or it changed the value\n%s", out)
+	}
+	// An advise spec, in check mode only: advice may name host-wide keys.
+	out, r = f.playbook(play, "-e", "step=advise", "--check", "--diff", "-l", "h1")
+	if r["h1"].failed != 0 || r["h1"].changed != 1 || !strings.Contains(out, "+net.ipv4.tcp_rmem = ") || sysctl(t, "h1", "net.ipv4.tcp_rmem") != before {
+		t.Fatalf("advise in check mode: %+v\n%s", r["h1"], out)
 	}
 	_, r = f.playbook(play, "-e", "step=apply")
 	each(t, "apply", r, func(r recap) bool { return r.failed == 0 && r.changed == 1 }, mesh...)

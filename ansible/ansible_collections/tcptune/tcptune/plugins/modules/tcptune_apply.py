@@ -38,7 +38,7 @@ import os
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.tcptune.tcptune.plugins.module_utils.tcptune import run
+from ansible_collections.tcptune.tcptune.plugins.module_utils.tcptune import one_line, run
 
 
 def main():
@@ -69,7 +69,6 @@ def main():
         binary = p.get("binary") or module.get_bin_path("tcptune", required=True)
         rc, out, err = module.run_command([binary] + [str(x) for x in adv])
         if rc != 0:
-            from ansible_collections.tcptune.tcptune.plugins.module_utils.tcptune import one_line
             module.fail_json(msg=one_line(out, err), rc=rc)
         fd, tmp = tempfile.mkstemp(prefix="tcptune-advise-", suffix=".conf")
         with os.fdopen(fd, "w") as f:

@@ -5,6 +5,10 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: tcptune_facts
 short_description: The host's buffer knobs (tcptune show) and its other bottlenecks (tcptune doctor) as facts
+description:
+  - Sets C(tcptune_show) (the knobs' values, the windows they allow, the caps per RTT) and,
+    when asked, C(tcptune_doctor) (the host checks, each with its verdict, evidence and fix).
+  - Changes nothing.
 options:
   gather:
     description: What to gather - show, doctor.
@@ -15,6 +19,7 @@ options:
     description: Read the knobs inside this namespace.
     type: str
   binary:
+    description: Path of tcptune on the host (default - found on PATH).
     type: str
 """
 

@@ -16,9 +16,11 @@ options:
     type: str
     required: true
   port:
+    description: The reference server's port.
     type: int
     default: 5201
   apply:
+    description: Keep the verified choice on this host.
     type: bool
     default: true
   persist:
@@ -35,6 +37,7 @@ options:
     description: both, forward or reverse.
     type: str
   binary:
+    description: Path of tcptune on the host (default - found on PATH).
     type: str
 """
 
