@@ -76,15 +76,7 @@ func login(t *testing.T, bin string, port int, f authFiles, a authAttempt, pkcs1
 	if !strings.HasSuffix(bin, "iperf3") {
 		args = append([]string{"bench"}, args...)
 	}
-	var out, errOut string
-	var err error
-	for try := 0; try < 3; try++ {
-		out, errOut, err = testutil.Run(t, 30*time.Second, bin, args...)
-		if !strings.Contains(out+errOut, "busy") {
-			break
-		}
-		time.Sleep(time.Second)
-	}
+	out, errOut, err := runRetrying(t, 30*time.Second, bin, args...)
 	return out + errOut, err
 }
 

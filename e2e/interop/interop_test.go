@@ -185,22 +185,28 @@ func runClient(t *testing.T, bin string, port int, args []string) string {
 	if !strings.HasSuffix(bin, "iperf3") {
 		all = append([]string{"bench"}, all...)
 	}
-	var out, errOut string
-	var err error
-	for try := 0; try < 3; try++ {
-		out, errOut, err = testutil.Run(t, 60*time.Second, bin, all...)
-		// iperf3 3.12's server is briefly busy after a test ends, and
-		// 3.22's resets itself after a connection that sent no cookie
-		// (WaitListening's probe): the next client can meet the reset.
-		if err == nil || !(strings.Contains(out+errOut, "busy") || strings.Contains(out+errOut, "unable to receive control message")) {
-			break
-		}
-		time.Sleep(time.Second)
-	}
+	out, errOut, err := runRetrying(t, 60*time.Second, bin, all...)
 	if err != nil {
 		t.Fatalf("%s %v: %v\nstdout: %.3000s\nstderr: %s", bin, all, err, out, errOut)
 	}
 	return out
+}
+
+// runRetrying runs a client up to three times while the server is not
+// ready for it: iperf3 3.12's server is briefly busy after a test ends
+// (3.12 -J may then exit 0 with the error in its document), and 3.22's
+// resets itself after a connection that sent no cookie (WaitListening's
+// probe), so the next client can meet the reset.
+func runRetrying(t *testing.T, timeout time.Duration, bin string, args ...string) (out, errOut string, err error) {
+	t.Helper()
+	for try := 0; try < 3; try++ {
+		out, errOut, err = testutil.Run(t, timeout, bin, args...)
+		if !strings.Contains(out+errOut, "busy") && !strings.Contains(out+errOut, "unable to receive control message") {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	return out, errOut, err
 }
 
 func TestTcptuneClientIperf3Server(t *testing.T) {

@@ -118,15 +118,7 @@ func TestPSchedulerCommandLines(t *testing.T) {
 		for _, c := range pschedulerClients {
 			t.Run(sname+"/"+c.name, func(t *testing.T) {
 				args := append([]string{"-p", strconv.Itoa(port)}, c.args...)
-				var out, errOut string
-				var err error
-				for try := 0; try < 3; try++ {
-					out, errOut, err = testutil.Run(t, 60*time.Second, link, args...)
-					if err == nil || !strings.Contains(out+errOut, "busy") {
-						break
-					}
-					time.Sleep(time.Second)
-				}
+				out, errOut, err := runRetrying(t, 60*time.Second, link, args...)
 				if err != nil {
 					t.Fatalf("iperf3 %v: %v\n%.2000s\n%s", args, err, out, errOut)
 				}

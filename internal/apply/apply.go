@@ -77,6 +77,29 @@ type Outcome struct {
 	PersistFile string   `json:"persist_file,omitempty"` // written with --persist
 }
 
+// Applied is the outcome of Apply: b is nil when nothing was written
+// (a dry run, or nothing to change).
+func Applied(b *Backup, changes []Change, dryRun bool) Outcome {
+	o := Outcome{Changed: b != nil, DryRun: dryRun, Changes: changes}
+	if o.Changes == nil {
+		o.Changes = []Change{}
+	}
+	if b != nil {
+		o.Backup, o.PersistFile = b.ID, b.PersistFile
+	}
+	return o
+}
+
+// RolledBack is the outcome of Rollback: each change from the value
+// apply wrote back to the one it replaced.
+func RolledBack(b *Backup) Outcome {
+	o := Outcome{Changed: true, Backup: b.ID, PersistFile: b.PersistFile, Changes: []Change{}}
+	for _, c := range b.Changes {
+		o.Changes = append(o.Changes, Change{Key: c.Key, Old: c.New, New: c.Old})
+	}
+	return o
+}
+
 // Backup is what apply replaced.
 type Backup struct {
 	ID          string    `json:"id"`

@@ -236,3 +236,16 @@ func TestApplyTwiceChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestOutcomes(t *testing.T) {
+	if o := Applied(nil, nil, true); o.Changed || !o.DryRun || o.Changes == nil || o.Backup != "" {
+		t.Fatalf("dry run: %+v", o)
+	}
+	b := &Backup{ID: "b1", PersistFile: "/etc/sysctl.d/90-tcptune.conf", Changes: []Change{{Key: "k", Old: "1", New: "2"}}}
+	if o := Applied(b, b.Changes, false); !o.Changed || o.Backup != "b1" || o.PersistFile == "" {
+		t.Fatalf("applied: %+v", o)
+	}
+	if o := RolledBack(b); !o.Changed || len(o.Changes) != 1 || o.Changes[0].Old != "2" || o.Changes[0].New != "1" {
+		t.Fatalf("rolled back: %+v", o)
+	}
+}

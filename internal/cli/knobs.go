@@ -161,17 +161,7 @@ func newApplyCmd() *cobra.Command {
 			b, changes, err := apply.Apply(kvs, o)
 			w := cmd.OutOrStdout()
 			if asJSON && err == nil {
-				out := apply.Outcome{Changed: b != nil, DryRun: dry, Changes: changes}
-				if out.Changes == nil {
-					out.Changes = []apply.Change{}
-				}
-				if b != nil {
-					out.Backup = b.ID
-					if persist {
-						out.PersistFile = b.PersistFile
-					}
-				}
-				return writeJSON(w, out)
+				return writeJSON(w, apply.Applied(b, changes, dry))
 			}
 			for _, c := range changes {
 				fmt.Fprintf(w, "%s: %s -> %s\n", c.Key, c.Old, c.New)
@@ -234,11 +224,7 @@ func newRollbackCmd() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				out := apply.Outcome{Changed: true, Backup: b.ID, PersistFile: b.PersistFile}
-				for _, c := range b.Changes {
-					out.Changes = append(out.Changes, apply.Change{Key: c.Key, Old: c.New, New: c.Old})
-				}
-				return writeJSON(w, out)
+				return writeJSON(w, apply.RolledBack(b))
 			}
 			for _, c := range b.Changes {
 				fmt.Fprintf(w, "%s: %s -> %s\n", c.Key, c.New, c.Old)
