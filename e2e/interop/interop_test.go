@@ -201,7 +201,7 @@ func runRetrying(t *testing.T, timeout time.Duration, bin string, args ...string
 	t.Helper()
 	for try := 0; try < 3; try++ {
 		out, errOut, err = testutil.Run(t, timeout, bin, args...)
-		if !strings.Contains(out+errOut, "busy") && !strings.Contains(out+errOut, "unable to receive control message") {
+		if !strings.Contains(out+errOut, "the server is busy") && !strings.Contains(out+errOut, "unable to receive control message") {
 			break
 		}
 		time.Sleep(time.Second)
