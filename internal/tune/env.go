@@ -91,7 +91,9 @@ func (e *Setup) Set(kvs []apply.KV) (func() error, error) {
 			}
 			return nil, errors.Join(err, undo())
 		}
-		done = append(done, b)
+		if b != nil { // nil: the namespace already had these values
+			done = append(done, b)
+		}
 	}
 	return undo, nil
 }
@@ -106,7 +108,9 @@ func (e *Setup) Keep(kvs []apply.KV, persist bool) (string, error) {
 		if err != nil {
 			return strings.Join(ids, ","), err
 		}
-		ids = append(ids, b.ID)
+		if b != nil { // nil: nothing to change there
+			ids = append(ids, b.ID)
+		}
 	}
 	return strings.Join(ids, ","), nil
 }

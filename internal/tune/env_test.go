@@ -1,0 +1,63 @@
+package tune
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/sysctl"
+)
+
+// fixtureSetup is a Setup whose settings live in a fixture /proc/sys.
+func fixtureSetup(t *testing.T, values map[string]string) (*Setup, sysctl.FS) {
+	t.Helper()
+	root := t.TempDir()
+	fs := sysctl.FS{Root: root}
+	for k, v := range values {
+		p, err := fs.Path(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &Setup{Namespaces: []string{""}, Apply: apply.Options{FS: fs, BackupDir: filepath.Join(root, "backups"), SysctlD: filepath.Join(root, "sysctl.d")}}, fs
+}
+
+// A candidate equal to the current settings changes nothing and leaves
+// no backup: Set and Keep must cope (tune panicked on the nil backup).
+func TestSetupSetUnchanged(t *testing.T) {
+	e, fs := fixtureSetup(t, map[string]string{keyWmem: "4096 16384 4194304", keyRmem: "4096 131072 6291456"})
+	same := []apply.KV{{Key: keyWmem, Value: "4096 16384 4194304"}}
+	undo, err := e.Set(same)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := undo(); err != nil {
+		t.Fatal(err)
+	}
+	id, err := e.Keep(same, false)
+	if err != nil || id != "" {
+		t.Fatalf("keep of unchanged values: id %q err %v", id, err)
+	}
+	// A real change is undone.
+	undo, err = e.Set([]apply.KV{{Key: keyWmem, Value: "4096 16384 8388608"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := fs.Get(keyWmem); v != "4096\t16384\t8388608" && v != "4096 16384 8388608" {
+		t.Fatalf("not applied: %q", v)
+	}
+	if err := undo(); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := fs.Get(keyWmem); norm(v) != "4096 16384 4194304" {
+		t.Fatalf("not restored: %q", v)
+	}
+	if ids, _ := os.ReadDir(e.Apply.BackupDir); len(ids) != 0 {
+		t.Errorf("%d backups left after undo", len(ids))
+	}
+}
