@@ -163,11 +163,11 @@ func (r *runner) candidate(p point, why map[string]string) *Candidate {
 func at(c *Candidate) point { return point{c.RmemMax, c.WmemMax} }
 
 // screen runs one trial per direction, the judged ones first, and
-// stops early when the first is clearly worse than the best so far. In
-// the lab both ends carry the same settings over the same link, so one
-// direction screens for both (the baseline and the verification run
-// every direction).
-func (r *runner) screen(ctx context.Context, c *Candidate, best *Candidate, extra TrialSpec) error {
+// stops early when the first is clearly worse than the best so far in
+// that direction. In the lab both ends carry the same settings over the
+// same link, so one direction screens for both (the baseline and the
+// verification run every direction).
+func (r *runner) screen(ctx context.Context, c *Candidate, cut bool, extra TrialSpec) error {
 	dirs := append(slices.Clone(r.res.Controllable), r.uncontrolled()...)
 	if r.env.BothEnds() {
 		dirs = dirs[:1]
@@ -176,8 +176,8 @@ func (r *runner) screen(ctx context.Context, c *Candidate, best *Candidate, extr
 		if err := r.trials(ctx, c, 1, []Direction{d}, extra); err != nil {
 			return err
 		}
-		if i == 0 && best != nil && c.Summary[d].Median < (1-screenCut)*best.Summary[d].Median {
-			c.Status = fmt.Sprintf("stopped early: %s %.0f%% of the best", d, 100*c.Summary[d].Median/best.Summary[d].Median)
+		if b := r.best[d]; i == 0 && cut && b > 0 && c.Summary[d].Median < (1-screenCut)*b {
+			c.Status = fmt.Sprintf("stopped early: %s %.0f%% of the best", d, 100*c.Summary[d].Median/b)
 			return nil
 		}
 	}
@@ -194,8 +194,64 @@ func (r *runner) uncontrolled() []Direction {
 	return out
 }
 
-// better reports whether a beats b on the judged directions.
-func better(a, b *Candidate) bool { return a.Score > b.Score }
+// note records c's medians in the per-direction bests: each direction
+// is judged by its own figures, so one direction's plateau is never
+// read off another's (a stock iperf3 peer's reverse, counted only at
+// this receiver, must not decide forward's step, nor the other way).
+func (r *runner) note(c *Candidate) {
+	if r.best == nil {
+		r.best = map[Direction]float64{}
+	}
+	if c.Status != "" && c.Origin == OriginSearch {
+		return
+	}
+	for d, s := range c.Summary {
+		if s.N > 0 && s.Median > r.best[d] {
+			r.best[d] = s.Median
+		}
+	}
+}
+
+// share is c's worst median over the judged directions it was measured
+// in, as a share of the best seen in each (0 when it has none).
+func (r *runner) share(c *Candidate) float64 {
+	f, any := 1.0, false
+	for _, d := range r.res.Controllable {
+		if s := c.Summary[d]; s.N > 0 && r.best[d] > 0 {
+			f, any = min(f, s.Median/r.best[d]), true
+		}
+	}
+	if !any {
+		return 0
+	}
+	return f
+}
+
+// rel is a over b, direction by direction: the worst ratio of their
+// medians over the judged directions both were measured in (1 when
+// they share none).
+func (r *runner) rel(a, b *Candidate) float64 {
+	f := math.Inf(1)
+	for _, d := range r.res.Controllable {
+		if x, y := a.Summary[d], b.Summary[d]; x.N > 0 && y.N > 0 && y.Median > 0 {
+			f = min(f, x.Median/y.Median)
+		}
+	}
+	if math.IsInf(f, 1) {
+		return 1
+	}
+	return f
+}
+
+// gain is what moved from last to c in direction d (ok false when
+// either was not measured there).
+func gain(last, c *Candidate, d Direction) (float64, bool) {
+	x, y := c.Summary[d], last.Summary[d]
+	if x.N == 0 || y.N == 0 || y.Median <= 0 {
+		return 0, false
+	}
+	return x.Median/y.Median - 1, true
+}
 
 // search climbs the ladder where the diagnosis points, then bisects
 // down to the smallest point on the plateau, and returns the choice
@@ -204,9 +260,11 @@ func better(a, b *Candidate) bool { return a.Score > b.Score }
 // Each step jumps to the smallest ladder value that the window model
 // says reaches the goodput: a buffer-limited flow moves in proportion
 // to its buffer, so the buffer needed is the current one × goodput ÷
-// rate, with headroom. When a step gains less than half of what the model predicted,
-// the buffer has stopped paying (loss or the congestion window hold
-// the flow) and the climb ends there.
+// rate, with headroom. Each direction is judged by its own figures:
+// when a step gains less than half of what the model predicted in the
+// direction that asked for it, the buffer has stopped paying there
+// (loss or the congestion window hold the flow), and that direction's
+// climb ends; the others go on.
 func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error) {
 	res := r.res
 	r.pr.Stage("searching from the BDP model (%s × %s = %s): each step raises the buffer the diagnosis names", rate(res.Rate), units.FormatDuration(res.RTT), size(res.BDP))
@@ -214,60 +272,73 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 	if r.tol > plateau {
 		res.Steps = append(res.Steps, fmt.Sprintf("the baseline's trials spread by %.0f%%: a setting counts as on the plateau within that of the best", 100*r.tol))
 	}
-	best, last := base, base
+	r.note(base)
+	last := base
 	path := []*Candidate{base}
 	lossy := false
+	active := map[Direction]bool{}
+	for _, d := range res.Controllable {
+		active[d] = true
+	}
+	r.paid = map[string]bool{}
 	for step := 0; step < len(ladder); step++ {
-		next, why, predicted := r.nextStep(last, &lossy)
+		next, why, predicted := r.nextStep(last, active, &lossy)
 		if next == at(last) {
 			break
 		}
 		c := r.candidate(next, why)
 		res.Candidates = append(res.Candidates, c)
 		res.Steps = append(res.Steps, "step: "+c.Name+" — "+strings.Join(values(why), "; "))
-		if err := r.screen(ctx, c, best, TrialSpec{}); err != nil {
+		if err := r.screen(ctx, c, true, TrialSpec{}); err != nil {
 			return nil, err
 		}
 		path = append(path, c)
-		if better(c, best) {
-			best = c
-		}
-		gained := c.Score/max(last.Score, 1) - 1
-		last = c
+		r.note(c)
 		if c.Status != "" { // stopped early: worse, the climb ends
 			break
 		}
-		if predicted > 0.05 && gained < predicted/2 {
-			res.Steps = append(res.Steps, fmt.Sprintf("the buffer stopped paying: the model predicted +%.0f%%, the step gained %+.0f%%; what holds the flow now is not a buffer", 100*predicted, 100*gained))
-			lossy = lossy || r.retransmits(c)
-			break
+		for _, p := range predicted {
+			g, ok := gain(last, c, p.dir)
+			switch {
+			case !ok:
+				continue
+			case p.gain > 0.05 && g < p.gain/2:
+				active[p.dir] = false
+				res.Steps = append(res.Steps, fmt.Sprintf("%s: the buffer stopped paying: raising %s, the model predicted %+.0f%%, the step gained %+.0f%%; what holds %s now is not that buffer",
+					p.dir, strings.TrimPrefix(p.key, "net.ipv4."), 100*p.gain, 100*g, p.dir))
+				lossy = lossy || r.retransmits(c)
+			}
+			if g > max(r.tol, minGain) {
+				r.paid[p.key] = true
+			}
 		}
+		last = c
 	}
 
-	choice := r.smallestGood(path, best)
+	choice := r.smallestGood(path, base)
 	var err error
-	if choice, err = r.bisect(ctx, path, choice, best); err != nil {
+	if choice, err = r.bisect(ctx, path, choice); err != nil {
 		return nil, err
 	}
-	if choice, err = r.trim(ctx, base, choice, best); err != nil {
+	if choice, err = r.trim(ctx, base, choice); err != nil {
 		return nil, err
 	}
 	if lossy || r.lossy(choice) {
-		if choice, err = r.levers(ctx, choice, best); err != nil {
+		if choice, err = r.levers(ctx, choice); err != nil {
 			return nil, err
 		}
 	}
-	if choice != base && choice.Score < (1+minGain)*base.Score {
-		res.Steps = append(res.Steps, fmt.Sprintf("the best found (%s) is within %.0f%% of the baseline: keeping the current settings", choice.Name, 100*minGain))
+	if choice != base && !r.improves(choice, base) {
+		res.Steps = append(res.Steps, fmt.Sprintf("the best found (%s) is within %.0f%% of the baseline in every judged direction: keeping the current settings", choice.Name, 100*minGain))
 		choice = base
 	}
 	for _, c := range res.Candidates {
 		if c.Status == "" && c.Origin == OriginSearch {
-			c.Status = fmt.Sprintf("%.0f%% of the best", 100*c.Score/max(best.Score, 1))
+			c.Status = fmt.Sprintf("%.0f%% of the best", 100*r.share(c))
 		}
 	}
 	if choice != base {
-		st := fmt.Sprintf("chosen: the least memory within %.0f%% of the best", 100*r.tol)
+		st := fmt.Sprintf("chosen: the least memory within %.0f%% of the best in each direction", 100*r.tol)
 		if choice.Status != "" && choice.Origin == OriginLever {
 			st += "; " + choice.Status
 		}
@@ -276,15 +347,35 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 	return choice, nil
 }
 
+// improves reports whether c beats base by at least minGain in some
+// judged direction both were measured in.
+func (r *runner) improves(c, base *Candidate) bool {
+	for _, d := range r.res.Controllable {
+		if x, y := c.Summary[d], base.Summary[d]; x.N > 0 && y.N > 0 && x.Median >= (1+minGain)*y.Median {
+			return true
+		}
+	}
+	return false
+}
+
+// prediction is the gain the model expects of a step in the direction
+// that asked for it, and the knob it raised.
+type prediction struct {
+	dir  Direction
+	key  string
+	gain float64
+}
+
 // nextStep is the point the diagnosis of last's trials leads to, why
-// each knob moved, and the gain the model predicts for it.
-func (r *runner) nextStep(last *Candidate, lossy *bool) (point, map[string]string, float64) {
+// each knob moved, and the gain the model predicts per direction.
+// Only directions still climbing (active) ask for a step.
+func (r *runner) nextStep(last *Candidate, active map[Direction]bool, lossy *bool) (point, map[string]string, []prediction) {
 	res := r.res
 	from := at(last)
 	next, why := from, map[string]string{}
-	predicted := 0.0
+	var predicted []prediction
 	for _, d := range res.Controllable {
-		if r.good(last, d) {
+		if !active[d] || r.good(last, d) {
 			continue
 		}
 		t, ok := medianTrial(last, d)
@@ -307,9 +398,14 @@ func (r *runner) nextStep(last *Candidate, lossy *bool) (point, map[string]strin
 		if res.Goodput > 0 && t.BitsPerSecond > 0 {
 			want = float64(cur) * res.Goodput / t.BitsPerSecond * headroom
 		}
+		if t.Retransmits > 0 {
+			// Loss, not the buffer alone, holds such a flow: the model's
+			// jump would overshoot, so a lossy step at most doubles.
+			want = min(want, 2*float64(cur))
+		}
 		up := r.atLeast(max(want, 1.05*float64(cur)))
 		if up == 0 {
-			res.Steps = append(res.Steps, fmt.Sprintf("%s: %s is at the top of the ladder (%s)", d, k.key, r.multiple(cur)))
+			res.Steps = append(res.Steps, fmt.Sprintf("%s: the model asks for %s %s, beyond the ladder's top (%s): not raised further", d, strings.TrimPrefix(k.key, "net.ipv4."), r.multiple(int64(want)), r.multiple(roundUp(ladder[len(ladder)-1]*float64(res.BDP)))))
 			continue
 		}
 		if k.key == keyRmem {
@@ -318,7 +414,7 @@ func (r *runner) nextStep(last *Candidate, lossy *bool) (point, map[string]strin
 			next.W = max(next.W, up)
 		}
 		if res.Goodput > 0 && t.BitsPerSecond > 0 {
-			predicted = max(predicted, min(res.Goodput, t.BitsPerSecond*float64(up)/float64(cur))/t.BitsPerSecond-1)
+			predicted = append(predicted, prediction{d, k.key, min(res.Goodput, t.BitsPerSecond*float64(up)/float64(cur))/t.BitsPerSecond - 1})
 		}
 		why[k.key] = fmt.Sprintf("%s was limited by %s (%s); the model needs %s to fill the path: raised to %s",
 			d, limitName(t.Limit), trimVerdict(t.Verdict), r.multiple(int64(want)), r.multiple(up))
@@ -349,11 +445,13 @@ func (r *runner) tolerance(base *Candidate) float64 {
 	return min(t, 0.10)
 }
 
-// onPlateau reports whether c is within the tolerance of the best and
-// its diagnosis does not name a knob it has lowered from ref: a
-// setting whose own trials say "this buffer limits" is not the plateau.
-func (r *runner) onPlateau(c, ref, best *Candidate) bool {
-	if c.Status != "" || c.Score < (1-r.tol)*best.Score {
+
+// onPlateau reports whether c is within the tolerance of the best in
+// every judged direction it was measured in, and its diagnosis does not
+// name a knob it has lowered from ref: a setting whose own trials say
+// "this buffer limits" is not the plateau.
+func (r *runner) onPlateau(c, ref *Candidate) bool {
+	if c.Status != "" || r.share(c) < 1-r.tol {
 		return false
 	}
 	p, q := at(c), at(ref)
@@ -380,11 +478,22 @@ func (r *runner) retransmits(c *Candidate) bool {
 	return false
 }
 
-// smallestGood is the cheapest screened candidate on the plateau.
-func (r *runner) smallestGood(path []*Candidate, best *Candidate) *Candidate {
-	choice := best
+// smallestGood is the cheapest screened candidate on the plateau; when
+// none is (the directions peaked at different points), the one closest
+// to the best in its worst direction.
+func (r *runner) smallestGood(path []*Candidate, base *Candidate) *Candidate {
+	var choice *Candidate
 	for _, c := range path {
-		if c.Cost < choice.Cost && r.onPlateau(c, best, best) {
+		if r.onPlateau(c, c) && (choice == nil || c.Cost < choice.Cost) {
+			choice = c
+		}
+	}
+	if choice != nil {
+		return choice
+	}
+	choice = base
+	for _, c := range path {
+		if c.Status == "" && r.share(c) > r.share(choice) {
 			choice = c
 		}
 	}
@@ -393,11 +502,11 @@ func (r *runner) smallestGood(path []*Candidate, best *Candidate) *Candidate {
 
 // bisect tries once the midpoint between the choice and the largest
 // cheaper point that fell short, when they differ by more than 15%.
-func (r *runner) bisect(ctx context.Context, path []*Candidate, choice, best *Candidate) (*Candidate, error) {
+func (r *runner) bisect(ctx context.Context, path []*Candidate, choice *Candidate) (*Candidate, error) {
 	var lo *Candidate
 	for _, c := range path {
 		p, q := at(c), at(choice)
-		if c != choice && p.R <= q.R && p.W <= q.W && !r.onPlateau(c, choice, best) {
+		if c != choice && p.R <= q.R && p.W <= q.W && !r.onPlateau(c, choice) {
 			if lo == nil || c.Cost > lo.Cost {
 				lo = c
 			}
@@ -415,7 +524,7 @@ func (r *runner) bisect(ctx context.Context, path []*Candidate, choice, best *Ca
 		lo := map[string]int64{keyRmem: p.R, keyWmem: p.W}[key]
 		return fmt.Sprintf("bisected between %s (short of the plateau) and %s (on it)", r.multiple(lo), r.multiple(hi))
 	})
-	return r.tryLower(ctx, "bisect", mid, why, choice, best)
+	return r.tryLower(ctx, "bisect", mid, why, choice)
 }
 
 // reasons carries c's reasons over to a candidate that moves from p to
@@ -441,41 +550,54 @@ func midpoint(a, b int64) int64 {
 	return roundUp(float64(a+b) / 2)
 }
 
-// trim lowers a maximum the search never raised (the baseline's own)
-// to what the model says the path needs (2 × BDP, with headroom), if
-// the plateau holds and the trial does not name that buffer: the
+// trim lowers the maxima that did not earn their size to what the model
+// says the path needs (2 × BDP, with headroom), if the plateau holds and
+// the trial does not name that buffer: a maximum the search never raised
+// (the baseline's own), and one it raised without a gain in the
+// direction that asked (back to where it was, at most the need). The
 // smallest settings, not only the ones that were raised.
-func (r *runner) trim(ctx context.Context, base, choice, best *Candidate) (*Candidate, error) {
+func (r *runner) trim(ctx context.Context, base, choice *Candidate) (*Candidate, error) {
 	need := roundUp(2 * headroom * float64(r.res.BDP))
 	p, b := at(choice), at(base)
 	q := p
 	// In --peer mode this host's rmem serves only reverse and its wmem
 	// only forward: lower only what a judged direction can check.
-	if p.R == b.R && (r.env.BothEnds() || r.res.controls(Reverse)) {
+	if (p.R == b.R || !r.paid[keyRmem]) && (r.env.BothEnds() || r.res.controls(Reverse)) {
 		q.R = min(p.R, need)
+		if p.R > b.R {
+			q.R = min(b.R, need)
+		}
 	}
-	if p.W == b.W && (r.env.BothEnds() || r.res.controls(Forward)) {
+	if (p.W == b.W || !r.paid[keyWmem]) && (r.env.BothEnds() || r.res.controls(Forward)) {
 		q.W = min(p.W, need)
+		if p.W > b.W {
+			q.W = min(b.W, need)
+		}
 	}
 	if q == p {
 		return choice, nil
 	}
-	why := reasons(choice, p, q, func(_ string, from int64) string {
-		return fmt.Sprintf("lowered from %s to %s, the model's need with headroom: the plateau held", r.multiple(from), r.multiple(need))
+	why := reasons(choice, p, q, func(key string, from int64) string {
+		to := map[string]int64{keyRmem: q.R, keyWmem: q.W}[key]
+		if from > map[string]int64{keyRmem: b.R, keyWmem: b.W}[key] {
+			return fmt.Sprintf("lowered from %s back to %s: raising it gained nothing in the direction that asked", r.multiple(from), r.multiple(to))
+		}
+		return fmt.Sprintf("lowered from %s to %s, the model's need with headroom: the plateau held", r.multiple(from), r.multiple(to))
 	})
-	return r.tryLower(ctx, "trim", q, why, choice, best)
+	return r.tryLower(ctx, "trim", q, why, choice)
 }
 
 // tryLower screens the point q below the choice and returns it if it
 // stays on the plateau, else the choice.
-func (r *runner) tryLower(ctx context.Context, what string, q point, why map[string]string, choice, best *Candidate) (*Candidate, error) {
+func (r *runner) tryLower(ctx context.Context, what string, q point, why map[string]string, choice *Candidate) (*Candidate, error) {
 	c := r.candidate(q, why)
 	r.res.Candidates = append(r.res.Candidates, c)
 	r.res.Steps = append(r.res.Steps, what+": "+c.Name)
-	if err := r.screen(ctx, c, best, TrialSpec{}); err != nil {
+	if err := r.screen(ctx, c, true, TrialSpec{}); err != nil {
 		return nil, err
 	}
-	if r.onPlateau(c, choice, best) {
+	r.note(c)
+	if r.onPlateau(c, choice) {
 		return c, nil
 	}
 	return choice, nil
@@ -497,7 +619,7 @@ func (r *runner) lossy(c *Candidate) bool {
 // congestion control that gains at least 5% becomes part of the choice
 // (as a setting where this namespace accepts it as its default, else
 // per socket, reported as -C).
-func (r *runner) levers(ctx context.Context, choice, best *Candidate) (*Candidate, error) {
+func (r *runner) levers(ctx context.Context, choice *Candidate) (*Candidate, error) {
 	res := r.res
 	r.pr.Stage("loss holds the congestion window: trying the congestion control and parallel streams (trials of half the time)")
 	saved := r.o.Time
@@ -513,23 +635,23 @@ func (r *runner) levers(ctx context.Context, choice, best *Candidate) (*Candidat
 		c := &Candidate{ID: "cc-" + cc, Origin: OriginLever, Name: fmt.Sprintf("%s with -C %s", shortName(choice), cc), Source: "congestion control per socket", Settings: choice.Settings, Congestion: cc}
 		c.resolve(r.current)
 		res.Candidates = append(res.Candidates, c)
-		if err := r.screen(ctx, c, nil, TrialSpec{Congestion: cc}); err != nil {
+		if err := r.screen(ctx, c, false, TrialSpec{Congestion: cc}); err != nil {
 			return nil, err
 		}
-		gain := c.Score / max(out.Score, 1)
+		gain := r.rel(c, choice)
 		res.Levers = append(res.Levers, Lever{Name: "congestion control " + cc, Median: c.Score, Gain: gain, Helped: gain >= 1.05})
 		c.Status = fmt.Sprintf("%.2f× the buffers' choice", gain)
-		if gain >= 1.05 && c.Score > out.Score {
+		if gain >= 1.05 && r.rel(c, out) > 1 {
 			out = c
 		}
 	}
 	p := &Candidate{ID: "parallel-4", Origin: OriginLever, Name: shortName(choice) + " with -P 4", Source: "parallel streams (an application setting)", Settings: choice.Settings}
 	p.resolve(r.current)
 	res.Candidates = append(res.Candidates, p)
-	if err := r.screen(ctx, p, nil, TrialSpec{Parallel: 4}); err != nil {
+	if err := r.screen(ctx, p, false, TrialSpec{Parallel: 4}); err != nil {
 		return nil, err
 	}
-	g := p.Score / max(choice.Score, 1)
+	g := r.rel(p, choice)
 	res.Levers = append(res.Levers, Lever{Name: "4 parallel streams (-P 4)", Median: p.Score, Gain: g, Helped: g >= 1.05})
 	p.Status = fmt.Sprintf("%.2f× the buffers' choice (an application setting: not applied)", g)
 	if out.Congestion != "" {
@@ -537,7 +659,7 @@ func (r *runner) levers(ctx context.Context, choice, best *Candidate) (*Candidat
 		if ok, _, err := r.env.Split(kv); err == nil && len(ok) == 1 {
 			if undo, err := r.env.Set(kv); err == nil {
 				undo()
-				out.Settings = append(slices.Clone(out.Settings), Setting{Key: keyCC, Value: out.Congestion, Reason: fmt.Sprintf("on this lossy path %s gained %.2f× over %s per socket", out.Congestion, out.Score/max(choice.Score, 1), cur)})
+				out.Settings = append(slices.Clone(out.Settings), Setting{Key: keyCC, Value: out.Congestion, Reason: fmt.Sprintf("on this lossy path %s gained %.2f× over %s per socket", out.Congestion, r.rel(out, choice), cur)})
 				out.resolve(r.current)
 			} else {
 				out.Status = fmt.Sprintf("helped, but this namespace refuses %s as its default (%v): use it per socket (-C %s)", out.Congestion, err, out.Congestion)

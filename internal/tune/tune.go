@@ -289,6 +289,10 @@ type runner struct {
 	seq     int
 	mss     int     // the first trial's MSS, which the goodput assumes
 	tol     float64 // the plateau's tolerance (see tolerance)
+	// best is the best median seen per direction (see note); paid says
+	// which knobs' raises gained in the direction that asked for them.
+	best map[Direction]float64
+	paid map[string]bool
 }
 
 // trials applies c's settings (none for the baseline), runs n trials in

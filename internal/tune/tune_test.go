@@ -36,6 +36,9 @@ type modelEnv struct {
 	trials     int
 	specs      []TrialSpec
 	refuseKeys map[string]bool
+	// stock: the peer is a stock iperf3, which sends no sender's view:
+	// reverse is counted at this receiver only, with no attribution.
+	stock bool
 }
 
 func newModel(rate float64, rtt time.Duration, rmem, wmem string) *modelEnv {
@@ -95,6 +98,9 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 	t := Trial{Direction: s.Direction, BitsPerSecond: bps, CountedBy: "sender", Intervals: []float64{bps, bps}, Window: mod.RecvWindow(rcv), SndBuf: snd, Limit: string(best.limit), Verdict: "model: " + string(best.limit)}
 	if best.limit == attrib.Network {
 		t.Retransmits = 40
+	}
+	if m.stock && s.Direction == Reverse {
+		t.CountedBy, t.Limit, t.Verdict, t.Retransmits, t.Window, t.SndBuf = "receiver", string(attrib.Unknown), "limit attribution unavailable: no sender's view", -1, 0, 0
 	}
 	return t, nil
 }
@@ -351,6 +357,43 @@ func TestSearchPeerLimitsReverse(t *testing.T) {
 	}
 }
 
+// A stock iperf3 peer: forward is this host's (its tcp_wmem limits);
+// reverse is held by the peer's send buffer, which it does not report.
+// Raising this host's rmem for reverse gains nothing, and must not
+// stop forward's gain from being kept (it was: one score for both
+// directions read reverse's flat figures as "the buffer stopped
+// paying" and trimmed forward's raise away).
+func TestSearchStockPeer(t *testing.T) {
+	m := newModel(1e9, 50*time.Millisecond, "4096 131072 6291456", "4096 16384 4194304")
+	m.both, m.peerR, m.peerW, m.stock = false, 33554432, 4194304, true
+	start := snapshotValues(m)
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Kept {
+		dumpResult(t, res)
+		t.Fatalf("forward's gain was not kept: %s\n%s", res.Why, strings.Join(res.Steps, "\n"))
+	}
+	if after := res.After().Summary[Forward].Median; after < 0.93*m.Goodput() {
+		t.Errorf("forward after %.0f, want ≥ 93%% of %.0f", after, m.Goodput())
+	}
+	ch := res.Choice()
+	if ch.WmemMax <= 4194304 {
+		t.Errorf("wmem not raised: %d", ch.WmemMax)
+	}
+	// rmem's raise gained nothing in reverse: not kept above where it was.
+	if ch.RmemMax > 6291456 {
+		t.Errorf("rmem kept at %d though raising it gained nothing", ch.RmemMax)
+		dumpResult(t, res)
+	}
+	steps := strings.Join(res.Steps, "\n")
+	if strings.Contains(steps, "stopped paying") && !strings.Contains(steps, "reverse: the buffer stopped paying") {
+		t.Errorf("a stop that does not name its direction:\n%s", steps)
+	}
+	restored(t, m, start)
+}
+
 func TestAlreadyFull(t *testing.T) {
 	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
 	start := snapshotValues(m)
@@ -518,5 +561,15 @@ func TestParseDirections(t *testing.T) {
 	}
 	if _, err := ParseDirections("up"); err == nil || !strings.HasPrefix(err.Error(), "--direction: ") {
 		t.Fatalf("%v", err)
+	}
+}
+
+func dumpResult(t *testing.T, res *Result) {
+	t.Helper()
+	for _, s := range res.Steps {
+		t.Log("step:", s)
+	}
+	for _, c := range res.Candidates {
+		t.Logf("%s %s R%d W%d f=%.0f r=%.0f %s", c.ID, c.Name, c.RmemMax, c.WmemMax, c.Summary[Forward].Median/1e6, c.Summary[Reverse].Median/1e6, c.Status)
 	}
 }
