@@ -66,6 +66,24 @@ type Outcome struct {
 	Intervals []engine.Interval
 	// From and To bound the measured period (wall clock).
 	From, To time.Time
+	// ControlMinRTT is the control connection's tcpi_min_rtt at the
+	// end (its handshake and messages: an RTT with no data queued);
+	// 0 where TCP_INFO is out of reach.
+	ControlMinRTT time.Duration
+}
+
+// MinRTT is the smallest RTT any of the test's connections saw: the
+// control connection's, and each of this side's streams' (whose
+// minimum is taken before their data fills a queue). 0 when none is
+// known.
+func (o *Outcome) MinRTT() time.Duration {
+	m := o.ControlMinRTT
+	for _, st := range o.Totals {
+		if d := time.Duration(st.MinRTT) * time.Microsecond; st.HasTCPInfo && d > 0 && (m == 0 || d < m) {
+			m = d
+		}
+	}
+	return m
 }
 
 // Received is the goodput: what the receivers counted, over all streams.
@@ -163,6 +181,9 @@ func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
 		return nil, fmt.Errorf("control connection: %w", err)
 	}
 	out, err := s.loop(ctx)
+	if out != nil {
+		out.ControlMinRTT = controlMinRTT(ctrl)
+	}
 	if s.test != nil {
 		s.test.Stop()
 		s.test.CloseStreams()
@@ -176,6 +197,22 @@ func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
 		return out, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
 	return out, err
+}
+
+func controlMinRTT(c net.Conn) time.Duration {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return 0
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	ti, err := sockopt.ReadTCPInfo(rc)
+	if err != nil || ti.MinRTT == 0 || ti.MinRTT == ^uint32(0) {
+		return 0
+	}
+	return time.Duration(ti.MinRTT) * time.Microsecond
 }
 
 // ErrInterrupted is returned, wrapped, when a signal ended a test that

@@ -8,9 +8,7 @@ import (
 
 	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/nsx"
-	"github.com/tcptune/tcptune/internal/probe"
 	"github.com/tcptune/tcptune/internal/report"
-	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -23,25 +21,29 @@ type Measurer struct {
 	NetNS string // the namespace to dial from; "" = this one
 }
 
-// RTT is the median of ten TCP connects to the server's port.
+// RTT is the smallest RTT of one short test (-n 256 KB, this end
+// sending): its control connection's and its stream's tcpi_min_rtt. A
+// server logs it as an ordinary test, where bare TCP connects leave
+// "no cookie" errors in a production iperf3's log (and may upset its
+// next test).
 func (m Measurer) RTT(ctx context.Context) (time.Duration, error) {
-	var rtts []time.Duration
+	o := client.Options{
+		Host: m.Host, Port: m.Port, Interval: time.Second, ConnectTimeout: 10 * time.Second,
+		Params: wire.Params{Parallel: 1, Num: 256 << 10, ServerAffinity: -1, PacingTimer: 1000},
+	}
+	var out *client.Outcome
 	err := nsx.Do(m.NetNS, func() error {
 		var err error
-		rtts, err = probe.ConnectRTT(ctx, m.Host, m.Port, 10, 50*time.Millisecond, 5*time.Second)
+		out, err = client.Run(ctx, o, report.NewPrinter(io.Discard, report.Text))
 		return err
 	})
 	if err != nil {
 		return 0, err
 	}
-	if len(rtts) == 0 {
-		return 0, errors.New("no connect answered")
+	if d := out.MinRTT(); d > 0 {
+		return d, nil
 	}
-	xs := make([]float64, len(rtts))
-	for i, d := range rtts {
-		xs[i] = float64(d)
-	}
-	return time.Duration(stats.Median(xs)), nil
+	return 0, errors.New("the RTT is out of reach: no TCP_INFO on this system")
 }
 
 // Trial runs one test. pathRate and idleRTT let the attribution tell a

@@ -83,6 +83,30 @@ func (r *runner) controllable(base *Candidate) {
 
 func (r *runner) peerOnly() string { return strings.Join(r.res.PeerAdvice, "; ") }
 
+// modelNeed is the buffer (bytes) the window model says one flow needs
+// to carry the goodput at the idle RTT, with headroom.
+func (r *runner) modelNeed(key string) float64 {
+	m := window.Host()
+	bdp := window.BDP(r.res.Goodput, r.res.RTT)
+	if key == keyRmem {
+		return headroom * float64(m.RecvBuffer(bdp))
+	}
+	return headroom * float64(m.SendBuffer(bdp))
+}
+
+// unseenPeer says what is known of a direction the peer sends without
+// a sender's view (a stock iperf3): this host's buffer already allows
+// the goodput, so the limit is on the peer's side, but which one the
+// evidence does not decide.
+func (r *runner) unseenPeer(d Direction, k knob, cur int64) {
+	v := roundUp(2 * float64(r.res.BDP))
+	line := fmt.Sprintf("%s is counted only at this receiver (the peer sends no sender's view, as a stock iperf3 does not); this host's %s max %s already allows the path's goodput, so the limit is on the peer's side: its send buffer or its congestion control, which tune cannot see; if its tcp_wmem max is below 2 × BDP: on %s: sysctl -w net.ipv4.tcp_wmem='4096 16384 %d'",
+		d, strings.TrimPrefix(k.key, "net.ipv4."), r.multiple(cur), r.env.Peer(), v)
+	if !slices.Contains(r.res.PeerAdvice, line) {
+		r.res.PeerAdvice = append(r.res.PeerAdvice, line)
+	}
+}
+
 // peerAdvice records the command the peer needs: its buffer at 2 × BDP
 // (the model's share of it becomes window, with margin).
 func (r *runner) peerAdvice(d Direction, k knob, t Trial) {
@@ -397,6 +421,17 @@ func (r *runner) nextStep(last *Candidate, active map[Direction]bool, lossy *boo
 		want := float64(cur)
 		if res.Goodput > 0 && t.BitsPerSecond > 0 {
 			want = float64(cur) * res.Goodput / t.BitsPerSecond * headroom
+		}
+		if attrib.Limit(t.Limit) == attrib.Unknown && res.Goodput > 0 {
+			// No sender's view: nothing says this host's buffer limits.
+			// Raise it only to what the model needs for the goodput; if it
+			// already allows that, the limit is on the sender's side.
+			need := r.modelNeed(k.key)
+			if float64(cur) >= need {
+				r.unseenPeer(d, k, cur)
+				continue
+			}
+			want = need
 		}
 		if t.Retransmits > 0 {
 			// Loss, not the buffer alone, holds such a flow: the model's

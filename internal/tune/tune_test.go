@@ -392,6 +392,23 @@ func TestSearchStockPeer(t *testing.T) {
 		t.Errorf("a stop that does not name its direction:\n%s", steps)
 	}
 	restored(t, m, start)
+
+	// With this host's rmem already past what the model needs, reverse
+	// gets no raise, and the report says the limit is the peer's, hedged.
+	m = newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	m.both, m.peerR, m.peerW, m.stock = false, 33554432, 4194304, true
+	res, err = Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Kept || len(res.PeerAdvice) != 1 || !strings.Contains(res.PeerAdvice[0], "counted only at this receiver") {
+		t.Errorf("kept %v, peer advice %q", res.Kept, res.PeerAdvice)
+	}
+	for _, c := range res.Candidates {
+		if c.Origin == OriginSearch && c.RmemMax > 33554432 {
+			t.Errorf("%s raised rmem past 32 MiB for an unseen limit", c.ID)
+		}
+	}
 }
 
 func TestAlreadyFull(t *testing.T) {
