@@ -480,7 +480,6 @@ func (r *runner) tolerance(base *Candidate) float64 {
 	return min(t, 0.10)
 }
 
-
 // onPlateau reports whether c is within the tolerance of the best in
 // every judged direction it was measured in, and its diagnosis does not
 // name a knob it has lowered from ref: a setting whose own trials say
