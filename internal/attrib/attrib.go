@@ -62,6 +62,9 @@ type Input struct {
 	IdleRTTUS uint64
 	// Model is the kernel's buffer-to-window model (zero = Linux 6.6+).
 	Model window.Model
+	// MSS is the sender's MSS (0 = unknown): the kernel's send-buffer
+	// target depends on it.
+	MSS uint64
 }
 
 func (in Input) model() window.Model {
@@ -93,12 +96,16 @@ type Shares struct {
 
 // Result is a verdict with its evidence.
 type Result struct {
-	Limit   Limit   `json:"limit"`
-	Share   float64 `json:"share"` // share of time in that state, 0..1
-	Shares  Shares  `json:"shares"`
-	CapBPS  float64 `json:"cap_bits_per_second,omitempty"`
-	Verdict string  `json:"verdict"`
-	Advice  string  `json:"advice,omitempty"`
+	Limit  Limit   `json:"limit"`
+	Share  float64 `json:"share"` // share of time in that state, 0..1
+	Shares Shares  `json:"shares"`
+	CapBPS float64 `json:"cap_bits_per_second,omitempty"`
+	// Capped names a buffer that sat at its cap below what the kernel's
+	// autotuning wanted while another limit bound ("send-buffer"): the
+	// buffer to try raising.
+	Capped  string `json:"capped,omitempty"`
+	Verdict string `json:"verdict"`
+	Advice  string `json:"advice,omitempty"`
 }
 
 // Unavailable is the verdict when the sender's view is missing.

@@ -137,3 +137,47 @@ func TestFixedWindowMeasured(t *testing.T) {
 		t.Fatalf("%s", r)
 	}
 }
+
+// The contradiction: 3.6 MB in flight of a 4.2 MB send buffer
+// at 80 ms, 335 Mbit/s measured, and the verdict capped one flow at 272
+// (the model's 65% share). The cap follows what the flow showed.
+func TestSendBufferCapNotBelowMeasured(t *testing.T) {
+	r := Attribute(Input{WallUS: 5e6, BusyUS: 5e6, SndbufLimitUS: 4e6, CwndBytes: 6e6, SndWnd: 30e6, SndBuf: 4194304, RTTUS: 80500, MinRTTUS: 80000,
+		BitsPerSecond: 335e6, Streams: 1, SenderIsLocal: true, InflightBytes: 3.6e6, MSS: 1448})
+	if r.Limit != SendBuffer {
+		t.Fatalf("%s", r)
+	}
+	if r.CapBPS < 335e6 {
+		t.Errorf("cap %.0f below the measured 335 Mbit/s: %s", r.CapBPS, r)
+	}
+	if !strings.Contains(r.Verdict, "86% held payload in flight") {
+		t.Errorf("verdict %q", r.Verdict)
+	}
+}
+
+// Cubic behind a shallow queue (measured in the lab, 1 Gbit/s × 40 ms,
+// queue 0.2 × BDP): the congestion window binds with no loss while the
+// send buffer sits at tcp_wmem max, far below what autotuning wanted;
+// raising tcp_wmem took the flow from 448 to 610 Mbit/s. The verdict
+// names the buffer to try.
+func TestCwndBehindCappedSendBuffer(t *testing.T) {
+	in := Input{WallUS: 8e6, BusyUS: 8e6, CwndBytes: 2332728, SndWnd: 15e6, SndBuf: 4194304, RTTUS: 40700, MinRTTUS: 40000,
+		BitsPerSecond: 448e6, Streams: 1, SenderIsLocal: true, InflightBytes: 2291098, NotsentBytes: 1377591, MSS: 1448}
+	r := Attribute(in)
+	if r.Limit != Network || r.Capped != string(SendBuffer) || !strings.Contains(r.Advice, "tcp_wmem max") {
+		t.Fatalf("%+v", r)
+	}
+	// With loss, or a -w buffer, or a send buffer the kernel did not
+	// want larger, it says nothing of the buffer.
+	for _, mod := range []func(*Input){
+		func(i *Input) { i.Retransmits = 12 },
+		func(i *Input) { i.Window = 4 << 20 },
+		func(i *Input) { i.SndBuf = 64 << 20 },
+	} {
+		x := in
+		mod(&x)
+		if r := Attribute(x); r.Capped != "" {
+			t.Errorf("capped %q for %+v", r.Capped, x)
+		}
+	}
+}

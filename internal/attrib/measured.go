@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/units"
+	"github.com/tcptune/tcptune/internal/window"
 )
 
 // binding says which limit the measured bytes in flight sit at: the
@@ -99,18 +100,44 @@ func measured(in Input, n int, sh Shares) (Result, bool) {
 		r.Advice = rwndAdvice(in)
 	case "sndbuf":
 		r.Limit, r.Share = SendBuffer, sh.SendBuffer
-		r.CapBPS = in.model().SendCap(int64(in.SndBuf), idle)
-		r.Verdict = fmt.Sprintf("limited by the send buffer: %s in flight of a %s send buffer, of which ≈%.0f%% holds payload (caps one flow near %s at RTT %s)", fl, units.FormatSize(float64(in.SndBuf)), 100*in.model().Send, units.FormatRateShort(r.CapBPS), fmtRTT(in.idleRTT()))
+		// The model's payload share, or the one this flow showed when it
+		// held more: a cap is never below what the same run measured.
+		share, how := in.model().Send, "≈%.0f%% holds payload"
+		if f := float64(in.InflightBytes) / float64(in.SndBuf); f > share {
+			share, how = f, "%.0f%% held payload in flight"
+		}
+		r.CapBPS = max(window.Rate(share*float64(in.SndBuf), idle), in.BitsPerSecond/float64(n))
+		r.Verdict = fmt.Sprintf("limited by the send buffer: %s in flight of a %s send buffer, of which "+how+" (caps one flow near %s at RTT %s)", fl, units.FormatSize(float64(in.SndBuf)), 100*share, units.FormatRateShort(r.CapBPS), fmtRTT(in.idleRTT()))
 		r.Advice = sndbufAdvice(in)
 	default:
 		r.Limit, r.Share = Network, sh.Network
 		r.Verdict = fmt.Sprintf("limited by the congestion window: %s in flight, cwnd %s", fl, units.FormatSize(float64(in.CwndBytes)))
-		if in.Retransmits > 0 {
+		switch {
+		case in.Retransmits > 0:
 			r.Verdict += fmt.Sprintf(", %d retransmits", in.Retransmits)
 			r.Advice = "loss holds the congestion window down: buffers are not the lever; try another congestion control (-C bbr) or parallel streams (-P)"
-		} else {
+		case sndbufCapped(in):
+			r.Capped = string(SendBuffer)
+			r.Verdict += fmt.Sprintf(", %d retransmits, with the send buffer at its cap (%s, below the %s the kernel sizes for this window)",
+				max(in.Retransmits, 0), units.FormatSize(float64(in.SndBuf)), units.FormatSize(float64(window.SendTarget(int64(in.CwndBytes), int64(in.MSS)))))
+			r.Advice = "no loss holds the window, and it grows slowly behind a capped send buffer (cubic after an early exit from slow start): a larger tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal) + " may let it grow; only a trial tells (tcptune tune tries it)"
+		default:
 			r.Advice = "the buffers are not the bottleneck: the congestion control is still growing or the path limits it"
 		}
 	}
 	return r, true
+}
+
+// sndbufCapped reports whether an autotuned send buffer (no -w) sat
+// below the size the kernel's autotuning wanted for the congestion
+// window, with no loss and the path not known to be full: capped by
+// tcp_wmem max.
+func sndbufCapped(in Input) bool {
+	if in.Window > 0 || in.Retransmits != 0 || in.SndBuf == 0 || in.MSS == 0 {
+		return false
+	}
+	if in.PathRate > 0 && in.BitsPerSecond >= 0.9*in.PathRate {
+		return false
+	}
+	return int64(in.SndBuf) < window.SendTarget(int64(in.CwndBytes), int64(in.MSS))
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,12 +12,16 @@ import (
 	"github.com/tcptune/tcptune/internal/units"
 )
 
+// ccName is a congestion control's name as the kernel takes it.
+var ccName = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
+
 func newTuneCmd() *cobra.Command {
 	link := &linkFlags{}
 	var (
 		onLab, doApply, persist, asJSON bool
 		force, compare                  bool
 		peer, direction, report, name   string
+		congestion                      string
 		port, trials                    int
 		dur, omit                       time.Duration
 	)
@@ -53,12 +58,15 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 			if doApply && onLab {
 				return errors.New("--apply: only with --peer (the lab link and its settings are removed at the end)")
 			}
+			if congestion != "" && !ccName.MatchString(congestion) {
+				return fmt.Errorf("-C/--congestion: accepts a congestion control's name, e.g. cubic or bbr (got %q)", congestion)
+			}
 			if persist && !doApply {
 				return errors.New("--persist: only with --apply")
 			}
 			ctx, stdout, errw, done := closedOutput(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 			defer done()
-			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare}
+			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare, Congestion: congestion}
 			var err error
 			if o.Directions, err = tune.ParseDirections(direction); err != nil {
 				return err
@@ -125,6 +133,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 	secondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial, fractions allowed (0 = max(1 s, 10 × RTT))")
 	fs.BoolVar(&force, "force", false, "search even when the baseline already fills the path")
 	fs.BoolVar(&compare, "compare", false, "give the reference profiles full trials in every direction (default: one short trial each)")
+	fs.StringVarP(&congestion, "congestion", "C", "", "congestion control of every trial, per socket as iperf3 -C (in the lab: stands for hosts whose default it is)")
 	fs.StringVar(&direction, "direction", "both", "both, forward (this end sends) or reverse (-R, the peer sends)")
 	fs.BoolVar(&doApply, "apply", false, "keep the verified choice on this host (--peer)")
 	fs.BoolVar(&persist, "persist", false, "with --apply, also write /etc/sysctl.d/90-tcptune.conf")

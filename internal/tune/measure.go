@@ -164,7 +164,7 @@ func trialOf(out *client.Outcome, d Direction) (Trial, error) {
 	}
 	for _, v := range out.Limits {
 		if v.Direction == want {
-			t.Limit, t.Verdict, t.Advice = string(v.Result.Limit), v.Result.Verdict, v.Result.Advice
+			t.Limit, t.Verdict, t.Advice, t.Capped = string(v.Result.Limit), v.Result.Verdict, v.Result.Advice, v.Result.Capped
 		}
 	}
 	return t, nil

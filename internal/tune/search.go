@@ -43,6 +43,17 @@ type knob struct {
 // sender's wmem. Forward, this host sends; reverse, the peer does. In
 // the lab both ends are set alike, so nothing is the peer's.
 func (r *runner) lever(d Direction, limit string) (knob, bool) {
+	return r.leverOf(d, Trial{Limit: limit})
+}
+
+// leverOf is lever for a trial: also a congestion window without loss
+// behind a send buffer at its cap names that buffer (only a trial tells
+// whether raising it helps; the climb's rule stops it if not).
+func (r *runner) leverOf(d Direction, t Trial) (knob, bool) {
+	limit := t.Limit
+	if attrib.Limit(limit) == attrib.Network && t.Capped == string(attrib.SendBuffer) && t.Retransmits == 0 {
+		limit = string(attrib.SendBuffer)
+	}
 	var k knob
 	switch attrib.Limit(limit) {
 	case attrib.ReceiverWindow:
@@ -72,7 +83,7 @@ func (r *runner) controllable(base *Candidate) {
 	r.res.Controllable = nil
 	for _, d := range r.o.Directions {
 		t, _ := medianTrial(base, d)
-		if k, ok := r.lever(d, t.Limit); ok && k.peer && !r.good(base, d) {
+		if k, ok := r.leverOf(d, t); ok && k.peer && !r.good(base, d) {
 			r.peerAdvice(d, k, t)
 			continue
 		}
@@ -409,7 +420,7 @@ func (r *runner) nextStep(last *Candidate, active map[Direction]bool, lossy *boo
 		if attrib.Limit(t.Limit) == attrib.Network && t.Retransmits > 0 {
 			*lossy = true
 		}
-		k, ok := r.lever(d, t.Limit)
+		k, ok := r.leverOf(d, t)
 		if !ok {
 			continue
 		}
@@ -661,6 +672,9 @@ func (r *runner) levers(ctx context.Context, choice *Candidate) (*Candidate, err
 	defer func() { r.o.Time = saved }()
 	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
 	cur := norm(r.current[keyCC])
+	if r.o.Congestion != "" {
+		cur = r.o.Congestion
+	}
 	out := choice
 	for _, cc := range strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]) {
 		if cc == cur {
@@ -716,6 +730,8 @@ func limitName(l string) string {
 		return "the receiver's window"
 	case attrib.SendBuffer:
 		return "the send buffer"
+	case attrib.Network:
+		return "the congestion window"
 	case attrib.Unknown, "":
 		return "an unattributed limit"
 	}

@@ -74,12 +74,15 @@ type Trial struct {
 	Limit       string    `json:"limit,omitempty"`      // receiver-window, send-buffer, network, path-full, cpu...
 	Verdict     string    `json:"verdict,omitempty"`    // the attribution in words
 	Advice      string    `json:"advice,omitempty"`     // what to change
-	Congestion  string    `json:"congestion,omitempty"` // per-socket congestion control, if set
-	Parallel    int       `json:"parallel,omitempty"`   // streams, when more than one
-	Delivered   int64     `json:"delivered_bytes"`      // payload over the whole test, omit included
-	Seconds     float64   `json:"seconds"`              // measured period
-	Screening   bool      `json:"screening,omitempty"`  // a single screening trial
-	MSS         int       `json:"mss,omitempty"`        // sender's MSS: the goodput depends on it
+	// Capped names a buffer that sat at its cap while another limit
+	// bound (the congestion window of a flow without loss): worth a try.
+	Capped     string  `json:"capped,omitempty"`
+	Congestion string  `json:"congestion,omitempty"` // per-socket congestion control, if set
+	Parallel   int     `json:"parallel,omitempty"`   // streams, when more than one
+	Delivered  int64   `json:"delivered_bytes"`      // payload over the whole test, omit included
+	Seconds    float64 `json:"seconds"`              // measured period
+	Screening  bool    `json:"screening,omitempty"`  // a single screening trial
+	MSS        int     `json:"mss,omitempty"`        // sender's MSS: the goodput depends on it
 	// From and To bound the measured period (wall clock), so that the
 	// rate can be checked against another count (the lab's relay).
 	From time.Time `json:"from"`
@@ -126,6 +129,11 @@ type Options struct {
 	Persist    bool          // with Apply: also to sysctl.d
 	Force      bool          // search even when the baseline fills the path
 	Compare    bool          // full trials (not one) for the reference profiles
+	// Congestion is every trial's congestion control, per socket (-C),
+	// unless a lever tries another; "" = the host's default. In the lab
+	// it stands for hosts whose default it is: a namespace can default
+	// only to one in the host's tcp_allowed_congestion_control.
+	Congestion string
 }
 
 func (o *Options) defaults() {
@@ -272,7 +280,7 @@ func (r *runner) rate(ctx context.Context, base *Candidate) error {
 		// does better later raises it (see raise).
 		probes := []TrialSpec{{Direction: Forward, Time: r.o.Time, Omit: r.omit, Parallel: 8}}
 		avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
-		if strings.Contains(" "+avail["net.ipv4.tcp_available_congestion_control"]+" ", " bbr ") && norm(r.current[keyCC]) != "bbr" {
+		if strings.Contains(" "+avail["net.ipv4.tcp_available_congestion_control"]+" ", " bbr ") && norm(r.current[keyCC]) != "bbr" && r.o.Congestion != "bbr" {
 			probes = append(probes, TrialSpec{Direction: Forward, Time: r.o.Time, Omit: r.omit, Parallel: 8, Congestion: "bbr"})
 		}
 		r.pr.Stage("estimating the path's rate: %d probe(s) of 8 parallel streams (%s)", len(probes), probeNames(probes))
@@ -360,6 +368,9 @@ loop:
 func (r *runner) one(ctx context.Context, spec TrialSpec, label string) (Trial, error) {
 	var t Trial
 	var err error
+	if spec.Congestion == "" {
+		spec.Congestion = r.o.Congestion
+	}
 	for attempt := 0; attempt < 2; attempt++ {
 		r.pr.TrialStart(label, spec.Time+spec.Omit)
 		t, err = r.env.Trial(ctx, spec, r.res.Goodput, r.res.RTT)

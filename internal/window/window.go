@@ -111,6 +111,24 @@ func (m Model) RecvBuffer(window int64) int64 { return int64(math.Ceil(float64(w
 // SendBuffer is the send buffer that keeps window bytes in flight.
 func (m Model) SendBuffer(window int64) int64 { return int64(math.Ceil(float64(window) / m.Send)) }
 
+// SendTarget is the send buffer Linux's autotuning sizes for a
+// congestion window of cwnd bytes in segments of mss (tcp_sndbuf_expand):
+// 2 × the window's segments × the memory one segment takes, its payload
+// and headers (MAX_TCP_HEADER, ≈320 bytes, and skb_shared_info, 320)
+// rounded up to a power of two, plus the sk_buff (256); BBR asks 3 ×.
+// A send buffer below it was capped, by tcp_wmem max or SO_SNDBUF: the
+// kernel wanted more. 0 when cwnd or mss is unknown.
+func SendTarget(cwnd, mss int64) int64 {
+	if cwnd <= 0 || mss <= 0 {
+		return 0
+	}
+	per := int64(1)
+	for per < mss+640 {
+		per <<= 1
+	}
+	return 2 * max(10, cwnd/mss) * (per + 256)
+}
+
 // ExplicitBuffer is what Linux grants a setsockopt(SO_RCVBUF/SO_SNDBUF)
 // request of req bytes under a *mem_max of limit: twice the smaller.
 func ExplicitBuffer(req, limit int64) int64 {
