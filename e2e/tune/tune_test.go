@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/lab"
 	"github.com/tcptune/tcptune/internal/testutil"
 	"github.com/tcptune/tcptune/internal/tune"
 )
@@ -24,7 +25,7 @@ import (
 func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 
 // links the suite creates; leftovers of a killed run are removed first.
-var links = []string{"tt-tune", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig"}
+var links = []string{"tt-tune", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl"}
 
 func setup(t *testing.T) string {
 	t.Helper()
@@ -197,6 +198,7 @@ func checkReport(t *testing.T, report string) {
 type peerLab struct {
 	t        *testing.T
 	bin, ns  string
+	peer     string // end b's address
 	stateDir string
 }
 
@@ -210,7 +212,11 @@ func newPeerLab(t *testing.T, name string, server ...string) *peerLab {
 	t.Cleanup(func() { exec.Command(bin, "lab", "down", name).Run() })
 	testutil.Start(t, bin, append([]string{"lab", "exec", name, "b", "--"}, server...)...)
 	time.Sleep(500 * time.Millisecond)
-	return &peerLab{t: t, bin: bin, ns: "tcptune-" + name + "-a", stateDir: t.TempDir()}
+	st, err := lab.ReadState(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &peerLab{t: t, bin: bin, ns: "tcptune-" + name + "-a", peer: st.AddrB, stateDir: t.TempDir()}
 }
 
 func (p *peerLab) sysctl(key string) string {

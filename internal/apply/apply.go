@@ -35,6 +35,9 @@ type Options struct {
 	// fail it: the hook through which tests inject faults, delays and
 	// sabotage. The shipped binary never sets it.
 	BeforeWrite func(i int, c Change) error
+	// TrialPID marks the backup as a temporary trial of that process
+	// (see Backup.TrialPID).
+	TrialPID int
 }
 
 // fs is the sysctl tree apply works on.
@@ -110,6 +113,10 @@ type Backup struct {
 	PersistOld  *string   `json:"persist_old,omitempty"` // nil: the file did not exist
 	State       string    `json:"state"`                 // applied, restored (after a failure), rolled-back
 	Forced      bool      `json:"forced,omitempty"`      // applied with --force: keys outside the catalogue
+	// TrialPID is the process whose temporary trial this is (tcptune
+	// tune), which rolls it back and discards it when the trial ends;
+	// 0 for a change meant to stay. See Interrupted.
+	TrialPID int `json:"trial_pid,omitempty"`
 }
 
 // Plan validates every value in the target namespace and returns the
@@ -192,7 +199,7 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 	if len(changes) == 0 && (!o.Persist || persisted(o.PersistFile(), kvs)) {
 		return nil, nil, nil // nothing to do: no backup either (apply is idempotent)
 	}
-	b := &Backup{ID: newID(), Time: time.Now().UTC(), NetNS: o.NetNS, Changes: changes, State: "applied", Forced: o.Force}
+	b := &Backup{ID: newID(), Time: time.Now().UTC(), NetNS: o.NetNS, Changes: changes, State: "applied", Forced: o.Force, TrialPID: o.TrialPID}
 	if o.Persist {
 		b.PersistFile = o.PersistFile()
 		if old, err := os.ReadFile(b.PersistFile); err == nil {
@@ -382,6 +389,46 @@ func List(o Options) ([]Backup, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// Interrupted lists the trials whose process ended without undoing
+// them (killed, or the machine stopped): backups still "applied" whose
+// TrialPID no longer runs (its /proc entry, below o.FS's root, is
+// gone). Their values may still be live; "tcptune rollback ID" undoes
+// each.
+func Interrupted(o Options) ([]Backup, error) {
+	all, err := List(o)
+	if err != nil {
+		return nil, err
+	}
+	root := o.FS.Root
+	if root == "" {
+		root = "/"
+	}
+	var out []Backup
+	for _, b := range all {
+		if b.TrialPID <= 0 || b.State != "applied" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, "proc", strconv.Itoa(b.TrialPID))); os.IsNotExist(err) {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// Describe is one line that says what backup b changed, and how to
+// undo it.
+func (b Backup) Describe() string {
+	var parts []string
+	for _, c := range b.Changes {
+		parts = append(parts, fmt.Sprintf("%s %s → %s", c.Key, c.Old, c.New))
+	}
+	where := ""
+	if b.NetNS != "" {
+		where = " in namespace " + b.NetNS
+	}
+	return fmt.Sprintf("backup %s (%s%s): %s; undo: tcptune rollback %s", b.ID, b.Time.Local().Format("2006-01-02 15:04:05"), where, strings.Join(parts, ", "), b.ID)
 }
 
 // Rollback restores backup id (or the newest not yet rolled back for the

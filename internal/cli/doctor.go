@@ -32,6 +32,10 @@ evidence and the fix. The exit status is 2 when a check fails.`,
 			h := doctor.Host{Root: root, Iface: iface, Peer: peer, Port: port}
 			if root == "/" {
 				h.Probe = doctor.Live{}
+				h.Backups = applyOptions("", false, false).BackupDir
+				if h.Backups == "" {
+					h.Backups = "/var/lib/tcptune/backups"
+				}
 			}
 			res, err := doctor.Run(h)
 			if err != nil {

@@ -86,20 +86,24 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 }
 
 func newLabDownCmd() *cobra.Command {
-	var all bool
+	var all, orphaned bool
 	cmd := &cobra.Command{
-		Use:   "down NAME | --all",
-		Short: "Remove a link (or all): namespaces, devices, relay and state",
+		Use:   "down NAME | --all | --orphaned",
+		Short: "Remove a link (or all, or those a killed run left): namespaces, devices, relay and state",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if all {
-				names, err := lab.DownAll()
+			if all || orphaned {
+				down := lab.DownAll
+				if orphaned {
+					down = lab.DownOrphaned
+				}
+				names, err := down()
 				for _, n := range names {
 					fmt.Fprintf(cmd.OutOrStdout(), "lab %s down\n", n)
 				}
 				return err
 			}
 			if len(args) != 1 {
-				return errors.New("lab down: want NAME or --all")
+				return errors.New("lab down: want NAME, --all or --orphaned")
 			}
 			if err := lab.Down(args[0]); err != nil {
 				return err
@@ -109,6 +113,7 @@ func newLabDownCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "remove every lab link")
+	cmd.Flags().BoolVar(&orphaned, "orphaned", false, "remove the links whose owner (a tune --lab or lab run that was killed) is gone")
 	return cmd
 }
 

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/tune"
 	"github.com/tcptune/tcptune/internal/units"
 )
@@ -102,7 +104,11 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 						return fmt.Errorf("--%s: only with --lab", f)
 					}
 				}
-				env = tune.NewPeerEnv(peer, port, applyOptions("", false, false))
+				ao := applyOptions("", false, false)
+				if err := interruptedRuns(ao); err != nil {
+					return err
+				}
+				env = tune.NewPeerEnv(peer, port, ao)
 			}
 			res, err := tune.Run(ctx, env, o, tune.NewPrinter(errw, isTerminal(cmd.ErrOrStderr())))
 			if res != nil && res.ChoiceID != "" {
@@ -140,4 +146,18 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 	fs.BoolVarP(&asJSON, "json", "J", false, "print a JSON summary instead of the text report")
 	fs.StringVar(&report, "report", "", "write a self-contained HTML report with charts to FILE.html")
 	return cmd
+}
+
+// interruptedRuns refuses to tune over the trial settings an earlier
+// tune left live when it was killed: its baseline would be them.
+func interruptedRuns(o apply.Options) error {
+	bs, err := apply.Interrupted(o)
+	if err != nil || len(bs) == 0 {
+		return nil
+	}
+	var lines []string
+	for _, b := range bs {
+		lines = append(lines, b.Describe())
+	}
+	return fmt.Errorf("tune: an earlier tune (pid %d) was interrupted and left a trial's settings: %s; undo it first (tcptune rollback ID), then run tune again", bs[0].TrialPID, strings.Join(lines, "; "))
 }

@@ -59,6 +59,9 @@ type Host struct {
 	Peer  string // optional
 	Port  int    // for the RTT to Peer (TCP connects)
 	Probe Prober
+	// Backups is tcptune's backup directory, where an interrupted tune
+	// leaves its trial's backup; "" skips that check.
+	Backups string
 }
 
 func (h Host) path(p string) string { return filepath.Join(h.Root, p) }
@@ -99,7 +102,7 @@ func gather(h Host) inputs {
 // checks are every check, in the order of the report.
 func checks() []check {
 	return []check{checkMTU, checkLink, checkPCIe, checkNIC, checkIRQBalance, checkGovernor,
-		checkQdisc, checkCongestion, checkTCPOptions, checkBuffers, checkTCPMem, checkBacklog}
+		checkQdisc, checkCongestion, checkTCPOptions, checkBuffers, checkTCPMem, checkBacklog, checkInterrupted}
 }
 
 // Run runs every check.

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -304,5 +305,31 @@ func TestWriteText(t *testing.T) {
 	}
 	if !Failed(res) || Failed(res[:1]) {
 		t.Fatal("Failed")
+	}
+}
+
+// A tune killed mid-trial leaves its backup "applied" with the pid of a
+// process that is gone: doctor names it and the rollback that undoes it.
+func TestInterruptedTune(t *testing.T) {
+	root := tree(t, base(t, nil), nicLink)
+	dir := filepath.Join(root, "backups")
+	os.MkdirAll(dir, 0o700)
+	os.MkdirAll(filepath.Join(root, "proc", "4242"), 0o755) // still running
+	write := func(id string, pid int) {
+		b := fmt.Sprintf(`{"id":%q,"time":"2026-11-23T10:00:00Z","changes":[{"key":"net.ipv4.tcp_wmem","old":"4096 16384 4194304","new":"4096 16384 9437184"}],"state":"applied","trial_pid":%d}`, id, pid)
+		if err := os.WriteFile(filepath.Join(dir, id+".json"), []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("20261123-100000-1", 4242) // a running tune's trial
+	write("20261123-100000-2", 0)    // an apply meant to stay
+	h := Host{Root: root, Probe: fakeProbe{e: goodNIC}, Backups: dir}
+	if r := results(t, h)["interrupted-tune"]; r.Verdict != OK {
+		t.Fatalf("%+v", r)
+	}
+	write("20261123-100001-3", 4243) // its process is gone
+	r := results(t, h)["interrupted-tune"]
+	if r.Verdict != Fail || !strings.Contains(r.Evidence, "tcp_wmem 4096 16384 4194304 → 4096 16384 9437184") || r.Fix != "tcptune rollback 20261123-100001-3" {
+		t.Fatalf("%+v", r)
 	}
 }

@@ -36,6 +36,11 @@ type Config struct {
 	// with the same hub form a star whose b ends reach each other through
 	// it (it forwards; each b end routes 10.201.0.0/16 to it).
 	Hub string `json:"hub,omitempty"`
+	// Owner is the process that built the link for its own run (tcptune
+	// tune --lab, lab run) and removes it when it ends; 0 for a link
+	// made to stay (lab up). A link whose owner is gone was left by a
+	// killed run: lab ls marks it, lab down --orphaned removes it.
+	Owner int `json:"owner,omitempty"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9-]{1,12}$`)
@@ -194,8 +199,24 @@ type Stats struct {
 // Link is a listed link.
 type Link struct {
 	State
-	Alive bool   `json:"alive"`
-	Stats *Stats `json:"stats,omitempty"`
+	Alive bool `json:"alive"`
+	// Orphaned: its owner (Config.Owner) no longer runs.
+	Orphaned bool   `json:"orphaned,omitempty"`
+	Stats    *Stats `json:"stats,omitempty"`
+}
+
+// StateDir is where link name keeps its state; it goes with the link,
+// so an owner keeps its own temporary files there too.
+func StateDir(name string) string { return stateDir(name) }
+
+func owner(l Link) string {
+	switch {
+	case l.Owner == 0:
+		return "-"
+	case l.Orphaned:
+		return fmt.Sprintf("%d gone", l.Owner)
+	}
+	return strconv.Itoa(l.Owner)
 }
 
 // Dir is where lab state lives: /run/tcptune/lab, or $TCPTUNE_RUN_DIR/lab.
@@ -277,7 +298,7 @@ func (s *State) Namespace(side string) string {
 // WriteList writes links as lab ls's table.
 func WriteList(w io.Writer, links []Link) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tRATE\tRTT\tLOSS\tQUEUE\tNS_A\tNS_B\tADDR_A\tADDR_B\tRELAY\tA→B PKTS/BYTES/DROPS\tB→A PKTS/BYTES/DROPS")
+	fmt.Fprintln(tw, "NAME\tRATE\tRTT\tLOSS\tQUEUE\tNS_A\tNS_B\tADDR_A\tADDR_B\tRELAY\tOWNER\tA→B PKTS/BYTES/DROPS\tB→A PKTS/BYTES/DROPS")
 	for _, l := range links {
 		state := "dead"
 		if l.Alive {
@@ -288,8 +309,8 @@ func WriteList(w io.Writer, links []Link) error {
 			ab = fmt.Sprintf("%d/%d/%d", l.Stats.AB.Packets, l.Stats.AB.Bytes, l.Stats.AB.Drops())
 			ba = fmt.Sprintf("%d/%d/%d", l.Stats.BA.Packets, l.Stats.BA.Bytes, l.Stats.BA.Drops())
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%g%%\t%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\n", l.Name, units.FormatRateShort(l.Rate), l.RTT,
-			l.Loss*100, units.FormatSize(float64(l.Model().Queue)), l.NSA, l.NSB, l.AddrA, l.AddrB, l.PID, state, ab, ba)
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%g%%\t%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\t%s\n", l.Name, units.FormatRateShort(l.Rate), l.RTT,
+			l.Loss*100, units.FormatSize(float64(l.Model().Queue)), l.NSA, l.NSB, l.AddrA, l.AddrB, l.PID, state, owner(l), ab, ba)
 	}
 	return tw.Flush()
 }

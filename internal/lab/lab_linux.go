@@ -303,6 +303,28 @@ func DownAll() ([]string, error) {
 	return names, errors.Join(errs...)
 }
 
+// DownOrphaned removes the links whose owner is gone (left by a run
+// that was killed); it returns their names.
+func DownOrphaned() ([]string, error) {
+	links, err := List()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	var errs []error
+	for _, l := range links {
+		if !l.Orphaned {
+			continue
+		}
+		if err := Down(l.Name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		names = append(names, l.Name)
+	}
+	return names, errors.Join(errs...)
+}
+
 // List returns every link with its relay's liveness and counters.
 func List() ([]Link, error) {
 	entries, err := os.ReadDir(Dir())
@@ -322,6 +344,10 @@ func List() ([]Link, error) {
 			continue
 		}
 		l := Link{State: *st, Alive: alive(st.PID, st.Name)}
+		if st.Owner > 0 {
+			_, err := os.Stat(fmt.Sprintf("/proc/%d", st.Owner))
+			l.Orphaned = os.IsNotExist(err)
+		}
 		var s Stats
 		if readJSON(filepath.Join(stateDir(st.Name), "stats.json"), &s) == nil {
 			l.Stats = &s
@@ -376,6 +402,7 @@ func Run(ctx context.Context, c Config, argv []string, o RunOptions) (int, error
 	if len(argv) == 0 {
 		return 1, errors.New("no command given (tcptune lab run [flags] -- CMD...)")
 	}
+	c.Owner = os.Getpid()
 	st, err := Up(c)
 	if err != nil {
 		return 1, err
@@ -415,12 +442,14 @@ func Run(ctx context.Context, c Config, argv []string, o RunOptions) (int, error
 	defer signal.Stop(sigs)
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
+	done := ctx.Done()
 	for {
 		select {
 		case s := <-sigs:
 			cmd.Process.Signal(s)
-		case <-ctx.Done():
+		case <-done:
 			cmd.Process.Signal(syscall.SIGTERM)
+			done = nil // once: a closed channel would spin the loop until CMD exits
 		case err := <-waited:
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {

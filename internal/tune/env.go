@@ -3,6 +3,7 @@ package tune
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/tcptune/tcptune/internal/apply"
@@ -31,7 +32,7 @@ func (e *Setup) BothEnds() bool    { return e.Both }
 
 func (e *Setup) opts(ns string) apply.Options {
 	o := e.Apply
-	o.NetNS, o.Persist, o.DryRun = ns, false, false
+	o.NetNS, o.Persist, o.DryRun, o.TrialPID = ns, false, false, 0
 	return o
 }
 
@@ -84,7 +85,9 @@ func (e *Setup) Set(kvs []apply.KV) (func() error, error) {
 		return errors.Join(errs...)
 	}
 	for _, ns := range e.Namespaces {
-		b, _, err := apply.Apply(kvs, e.opts(ns))
+		o := e.opts(ns)
+		o.TrialPID = os.Getpid() // a trial: Interrupted finds it if this process dies
+		b, _, err := apply.Apply(kvs, o)
 		if err != nil {
 			if b != nil {
 				apply.Discard(b.ID, e.opts(ns))

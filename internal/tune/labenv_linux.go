@@ -23,15 +23,14 @@ const LabPort = 5201
 // applied in both namespaces (each end's tcp_rmem and tcp_wmem are its
 // own). close stops the server and removes the link.
 func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *Setup, close func(), err error) {
+	c.Owner = os.Getpid()
 	st, err := lab.Up(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	backups, err := os.MkdirTemp("", "tcptune-tune-")
-	if err != nil {
-		lab.Down(c.Name)
-		return nil, nil, err
-	}
+	// The trials' backups live with the link: lab down removes them
+	// with it, also after a killed run (lab down --orphaned).
+	backups := filepath.Join(lab.StateDir(c.Name), "tune-backups")
 	srv := lab.Command(self, c.Name, "b", self, "serve", "-p", strconv.Itoa(LabPort))
 	close = func() {
 		if srv.Process != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // Measurer runs tune's measurements in this process, against a tcptune
-// or iperf3 server: the RTT by TCP connects, and trials through the
+// or iperf3 server: the RTT from a short test, and trials through the
 // client package. In a lab it dials from end a's namespace.
 type Measurer struct {
 	Host  string

@@ -671,10 +671,7 @@ func (r *runner) levers(ctx context.Context, choice *Candidate) (*Candidate, err
 	r.o.Time = max(saved/2, time.Second)
 	defer func() { r.o.Time = saved }()
 	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
-	cur := norm(r.current[keyCC])
-	if r.o.Congestion != "" {
-		cur = r.o.Congestion
-	}
+	cur := r.congestion()
 	out := choice
 	for _, cc := range strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]) {
 		if cc == cur {

@@ -280,7 +280,7 @@ func (r *runner) rate(ctx context.Context, base *Candidate) error {
 		// does better later raises it (see raise).
 		probes := []TrialSpec{{Direction: Forward, Time: r.o.Time, Omit: r.omit, Parallel: 8}}
 		avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
-		if strings.Contains(" "+avail["net.ipv4.tcp_available_congestion_control"]+" ", " bbr ") && norm(r.current[keyCC]) != "bbr" && r.o.Congestion != "bbr" {
+		if strings.Contains(" "+avail["net.ipv4.tcp_available_congestion_control"]+" ", " bbr ") && r.congestion() != "bbr" {
 			probes = append(probes, TrialSpec{Direction: Forward, Time: r.o.Time, Omit: r.omit, Parallel: 8, Congestion: "bbr"})
 		}
 		r.pr.Stage("estimating the path's rate: %d probe(s) of 8 parallel streams (%s)", len(probes), probeNames(probes))
@@ -407,6 +407,15 @@ func probeNames(ss []TrialSpec) string {
 		out = append(out, probeName(s))
 	}
 	return strings.Join(out, ", ")
+}
+
+// congestion is the congestion control trials use unless they set one:
+// -C, else the host's default.
+func (r *runner) congestion() string {
+	if r.o.Congestion != "" {
+		return r.o.Congestion
+	}
+	return norm(r.current[keyCC])
 }
 
 // raise keeps an estimated goodput at or above the best any trial
