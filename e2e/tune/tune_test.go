@@ -25,7 +25,7 @@ import (
 func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 
 // links the suite creates; leftovers of a killed run are removed first.
-var links = []string{"tt-tune", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl"}
+var links = []string{"tt-tune", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl", "tt-tstock"}
 
 func setup(t *testing.T) string {
 	t.Helper()
@@ -62,6 +62,9 @@ type cand struct {
 		Median float64 `json:"median"`
 	} `json:"summary"`
 	Settings []struct{ Key, Value string } `json:"settings"`
+	Trials   []struct {
+		Congestion string `json:"congestion"`
+	} `json:"trials"`
 }
 
 func (s summary) find(id string) *cand {
@@ -200,23 +203,31 @@ type peerLab struct {
 	bin, ns  string
 	peer     string // end b's address
 	stateDir string
+	server   *testutil.Proc
 }
 
-// newPeerLab builds a link and runs server (argv) in its end b.
+// newPeerLab builds a 1 Gbit/s × 50 ms link and runs server (argv) in
+// its end b.
 func newPeerLab(t *testing.T, name string, server ...string) *peerLab {
+	return newPeerLabOn(t, name, []string{"--rate", "1gbit", "--rtt", "50ms"}, server...)
+}
+
+// newPeerLabOn builds a link with lab up's flags and runs server (argv)
+// in its end b, waiting until it listens on 5201.
+func newPeerLabOn(t *testing.T, name string, link []string, server ...string) *peerLab {
 	bin := setup(t)
-	out, errOut, err := testutil.Run(t, time.Minute, bin, "lab", "up", name, "--rate", "1gbit", "--rtt", "50ms")
+	out, errOut, err := testutil.Run(t, time.Minute, bin, append([]string{"lab", "up", name}, link...)...)
 	if err != nil {
 		t.Fatalf("lab up: %v\n%s%s", err, out, errOut)
 	}
 	t.Cleanup(func() { exec.Command(bin, "lab", "down", name).Run() })
-	testutil.Start(t, bin, append([]string{"lab", "exec", name, "b", "--"}, server...)...)
-	time.Sleep(500 * time.Millisecond)
+	srv := testutil.Start(t, bin, append([]string{"lab", "exec", name, "b", "--"}, server...)...)
+	testutil.WaitListeningPID(t, srv.Cmd.Process.Pid, 5201)
 	st, err := lab.ReadState(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &peerLab{t: t, bin: bin, ns: "tcptune-" + name + "-a", peer: st.AddrB, stateDir: t.TempDir()}
+	return &peerLab{t: t, bin: bin, ns: "tcptune-" + name + "-a", peer: st.AddrB, stateDir: t.TempDir(), server: srv}
 }
 
 func (p *peerLab) sysctl(key string) string {
@@ -238,13 +249,20 @@ func (p *peerLab) tune(name string, env []string, args ...string) (string, strin
 	return o.String(), e.String(), err
 }
 
-// tune --peer against the real iperf3 with --apply keeps the choice in
-// the namespace, with a backup that rollback restores.
+// tune --peer against the real iperf3 (3.12) in both directions, from a
+// send-buffer-limited 4 MiB tcp_wmem, with --apply: the forward gain is
+// kept in the namespace, with a backup that rollback restores.
 func TestTunePeerIperf3Apply(t *testing.T) {
 	iperf3 := testutil.NeedIperf3(t)
 	p := newPeerLab(t, "tt-tpeer", iperf3, "-s", "-p", "5201")
 	before := p.sysctl("net.ipv4.tcp_wmem")
-	out, errOut, err := p.tune("tt-tpeer", nil, "--direction", "forward", "--trials", "2", "--time", "1", "--json", "--apply")
+	// Both directions: reverse is the stock iperf3's to send, counted only
+	// at this receiver; it must not erase forward's gain (it did: issue 19).
+	if out, err := exec.Command("ip", "netns", "exec", p.ns, "sysctl", "-w", "net.ipv4.tcp_wmem=4096 16384 4194304").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	before = p.sysctl("net.ipv4.tcp_wmem")
+	out, errOut, err := p.tune("tt-tpeer", nil, "--trials", "2", "--time", "1", "--json", "--apply")
 	if err != nil {
 		t.Fatalf("tune --peer: %v\n%s\n%s", err, out, errOut)
 	}

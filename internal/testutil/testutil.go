@@ -159,6 +159,28 @@ func WaitListening(t testing.TB, port int) {
 	t.Fatalf("nothing listens on port %d", port)
 }
 
+// WaitListeningPID waits until process pid listens on TCP port, read
+// from /proc/PID/net/tcp{,6}: the view of the process's own network
+// namespace, and no connection that a server would log as an error.
+func WaitListeningPID(t testing.TB, pid, port int) {
+	t.Helper()
+	want := fmt.Sprintf(":%04X", port)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, f := range []string{"tcp", "tcp6"} {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
+			for _, line := range strings.Split(string(b), "\n") {
+				// sl local_address rem_address st ...; st 0A = LISTEN
+				if fs := strings.Fields(line); len(fs) > 3 && strings.HasSuffix(fs[1], want) && fs[3] == "0A" {
+					return
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("process %d does not listen on port %d", pid, port)
+}
+
 // Run runs a command to completion with a timeout.
 func Run(t testing.TB, timeout time.Duration, name string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
