@@ -62,6 +62,50 @@ func (r *runner) compare(ctx context.Context) error {
 	return nil
 }
 
+// reopen takes up a reference profile whose short trial beat the
+// search's best by more than the noise: it and the choice get full
+// trials side by side in that direction, and if the profile still beats
+// the choice there by more than the plateau's tolerance (and loses in
+// no judged direction), it becomes the choice. Either way the search's
+// log says what was found, so a table where a reference "beat" tune is
+// never left unexplained.
+func (r *runner) reopen(ctx context.Context, base, choice *Candidate) (*Candidate, error) {
+	res := r.res
+	d := res.Controllable[0]
+	margin := max(r.tol, 0.05)
+	var top *Candidate
+	for _, c := range res.Candidates {
+		if c.Origin != OriginProfile || len(c.Cautions) > 0 || c.Summary[d].N == 0 {
+			continue
+		}
+		if m := c.Summary[d].Median; m > (1+margin)*r.best[d] && (top == nil || m > top.Summary[d].Median) {
+			top = c
+		}
+	}
+	if top == nil {
+		return choice, nil
+	}
+	short := top.Summary[d].Median
+	r.pr.Stage("%s reached %s in %s, above the search's best (%s): %d full trials of it and of the choice", top.Name, rate(short), d, rate(r.best[d]), r.o.Trials)
+	if err := r.trials(ctx, top, r.o.Trials, []Direction{d}, TrialSpec{}); err != nil {
+		return nil, err
+	}
+	if err := r.trials(ctx, choice, r.o.Trials, []Direction{d}, TrialSpec{Congestion: choice.Congestion}); err != nil {
+		return nil, err
+	}
+	t, c := top.Summary[d], choice.Summary[d]
+	if t.Median > (1+margin)*c.Median {
+		res.Steps = append(res.Steps, fmt.Sprintf("reopened: the reference %s beat the search in %s (median %s against %s over %d trials each): it becomes the choice", top.Name, d, rate(t.Median), rate(c.Median), r.o.Trials))
+		top.Status = "chosen: it beat the search's choice in repeated trials"
+		if choice != base {
+			choice.Status = fmt.Sprintf("set aside: %s beat it in repeated trials", top.Name)
+		}
+		return top, nil
+	}
+	res.Steps = append(res.Steps, fmt.Sprintf("the reference %s reached %s in one short %s trial, above the search's best; in %d full trials it had a median of %s against the choice's %s: within the noise, the choice stands", top.Name, rate(short), d, r.o.Trials, rate(t.Median), rate(c.Median)))
+	return choice, nil
+}
+
 // prepare resolves, filters and de-duplicates the profiles, appending
 // them all to the result; it returns those to run.
 func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {

@@ -262,22 +262,6 @@ func (r *runner) share(c *Candidate) float64 {
 	return f
 }
 
-// rel is a over b, direction by direction: the worst ratio of their
-// medians over the judged directions both were measured in (1 when
-// they share none).
-func (r *runner) rel(a, b *Candidate) float64 {
-	f := math.Inf(1)
-	for _, d := range r.res.Controllable {
-		if x, y := a.Summary[d], b.Summary[d]; x.N > 0 && y.N > 0 && y.Median > 0 {
-			f = min(f, x.Median/y.Median)
-		}
-	}
-	if math.IsInf(f, 1) {
-		return 1
-	}
-	return f
-}
-
 // gain is what moved from last to c in direction d (ok false when
 // either was not measured there).
 func gain(last, c *Candidate, d Direction) (float64, bool) {
@@ -358,8 +342,8 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 	if choice, err = r.trim(ctx, base, choice); err != nil {
 		return nil, err
 	}
-	if lossy || r.lossy(choice) {
-		if choice, err = r.levers(ctx, choice); err != nil {
+	if why := r.windowHeld(choice, lossy); why != "" {
+		if choice, err = r.levers(ctx, choice, why); err != nil {
 			return nil, err
 		}
 	}
@@ -651,22 +635,44 @@ func (r *runner) tryLower(ctx context.Context, what string, q point, why map[str
 // lossy reports whether a judged direction of c was held by the
 // congestion window with retransmits.
 func (r *runner) lossy(c *Candidate) bool {
+	return r.heldBy(c, true)
+}
+
+// heldBy reports whether a judged direction of c, short of the path,
+// was held by the congestion window (with retransmits when lossy).
+func (r *runner) heldBy(c *Candidate, lossy bool) bool {
 	for _, d := range r.res.Controllable {
-		if t, ok := medianTrial(c, d); ok && attrib.Limit(t.Limit) == attrib.Network && t.Retransmits > 0 && !r.good(c, d) {
+		if t, ok := medianTrial(c, d); ok && attrib.Limit(t.Limit) == attrib.Network && (!lossy || t.Retransmits > 0) && !r.good(c, d) {
 			return true
 		}
 	}
 	return false
 }
 
-// levers tries what helps on a lossy path, with the choice's buffers:
+// windowHeld says why the levers beyond buffers are worth a try: loss
+// holds the congestion window, or the window holds the flow short of
+// the path after the buffers stopped paying (cubic behind a shallow
+// queue grows slowly where BBR paces at the bottleneck); "" when
+// neither.
+func (r *runner) windowHeld(c *Candidate, lossy bool) string {
+	switch {
+	case lossy || r.lossy(c):
+		return "loss holds the congestion window"
+	case r.heldBy(c, false):
+		return "the congestion window holds the flow short of the path with the buffers raised"
+	}
+	return ""
+}
+
+// levers tries what helps where the congestion window holds the flow
+// (loss, or slow growth), with the choice's buffers:
 // each other congestion control per socket, and 4 parallel streams. A
 // congestion control that gains at least 5% becomes part of the choice
 // (as a setting where this namespace accepts it as its default, else
 // per socket, reported as -C).
-func (r *runner) levers(ctx context.Context, choice *Candidate) (*Candidate, error) {
+func (r *runner) levers(ctx context.Context, choice *Candidate, why string) (*Candidate, error) {
 	res := r.res
-	r.pr.Stage("loss holds the congestion window: trying the congestion control and parallel streams (trials of half the time)")
+	r.pr.Stage("%s: trying the congestion control and parallel streams (trials of half the time)", why)
 	saved := r.o.Time
 	r.o.Time = max(saved/2, time.Second)
 	defer func() { r.o.Time = saved }()
@@ -683,10 +689,10 @@ func (r *runner) levers(ctx context.Context, choice *Candidate) (*Candidate, err
 		if err := r.screen(ctx, c, false, TrialSpec{Congestion: cc}); err != nil {
 			return nil, err
 		}
-		gain := r.rel(c, choice)
-		res.Levers = append(res.Levers, Lever{Name: "congestion control " + cc, Median: c.Score, Gain: gain, Helped: gain >= 1.05})
+		gain, helped := r.helps(c, choice, r.sends())
+		res.Levers = append(res.Levers, Lever{Name: "congestion control " + cc, Median: c.Score, Gain: gain, Helped: helped})
 		c.Status = fmt.Sprintf("%.2f× the buffers' choice", gain)
-		if gain >= 1.05 && r.rel(c, out) > 1 {
+		if g, _ := r.helps(c, out, r.sends()); helped && (out == choice || g > 1) {
 			out = c
 		}
 	}
@@ -696,15 +702,15 @@ func (r *runner) levers(ctx context.Context, choice *Candidate) (*Candidate, err
 	if err := r.screen(ctx, p, false, TrialSpec{Parallel: 4}); err != nil {
 		return nil, err
 	}
-	g := r.rel(p, choice)
-	res.Levers = append(res.Levers, Lever{Name: "4 parallel streams (-P 4)", Median: p.Score, Gain: g, Helped: g >= 1.05})
+	g, helped := r.helps(p, choice, r.res.Controllable)
+	res.Levers = append(res.Levers, Lever{Name: "4 parallel streams (-P 4)", Median: p.Score, Gain: g, Helped: helped})
 	p.Status = fmt.Sprintf("%.2f× the buffers' choice (an application setting: not applied)", g)
 	if out.Congestion != "" {
 		kv := []apply.KV{{Key: keyCC, Value: out.Congestion}}
 		if ok, _, err := r.env.Split(kv); err == nil && len(ok) == 1 {
 			if undo, err := r.env.Set(kv); err == nil {
 				undo()
-				out.Settings = append(slices.Clone(out.Settings), Setting{Key: keyCC, Value: out.Congestion, Reason: fmt.Sprintf("on this lossy path %s gained %.2f× over %s per socket", out.Congestion, r.rel(out, choice), cur)})
+				out.Settings = append(slices.Clone(out.Settings), Setting{Key: keyCC, Value: out.Congestion, Reason: fmt.Sprintf("on this path %s gained %.2f× over %s per socket", out.Congestion, first(r.helps(out, choice, r.sends())), cur)})
 				out.resolve(r.current)
 			} else {
 				out.Status = fmt.Sprintf("helped, but this namespace refuses %s as its default (%v): use it per socket (-C %s)", out.Congestion, err, out.Congestion)
@@ -713,6 +719,34 @@ func (r *runner) levers(ctx context.Context, choice *Candidate) (*Candidate, err
 	}
 	return out, nil
 }
+
+// helps is a lever's gain over ref: its best ratio of medians over the
+// directions dirs (judged ones, measured in both), and whether it helped
+// there: a gain of 5% in one, and no loss beyond 5% in another.
+func (r *runner) helps(c, ref *Candidate, dirs []Direction) (float64, bool) {
+	up, down := 0.0, math.Inf(1)
+	for _, d := range dirs {
+		if x, y := c.Summary[d], ref.Summary[d]; r.res.controls(d) && x.N > 0 && y.N > 0 && y.Median > 0 {
+			up, down = max(up, x.Median/y.Median), min(down, x.Median/y.Median)
+		}
+	}
+	if up == 0 {
+		return 1, false
+	}
+	return up, up >= 1.05 && down >= 1-worse
+}
+
+// sends are the directions in which this host's congestion control
+// sends: every direction in the lab (both ends set alike), forward
+// against a peer, whose own sends in reverse.
+func (r *runner) sends() []Direction {
+	if r.env.BothEnds() {
+		return r.res.Controllable
+	}
+	return []Direction{Forward}
+}
+
+func first(x float64, _ bool) float64 { return x }
 
 func shortName(c *Candidate) string {
 	if c.Baseline {

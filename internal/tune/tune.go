@@ -231,6 +231,9 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	if err := r.compare(ctx); err != nil {
 		return res, err
 	}
+	if choice, err = r.reopen(ctx, base, choice); err != nil {
+		return res, err
+	}
 	res.ChoiceID = choice.ID
 	if choice == base {
 		if res.Why == "" {
