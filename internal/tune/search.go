@@ -248,10 +248,17 @@ func (r *runner) note(c *Candidate) {
 }
 
 // share is c's worst median over the judged directions it was measured
-// in, as a share of the best seen in each (0 when it has none).
-func (r *runner) share(c *Candidate) float64 {
+// in (those of dirs, when given), as a share of the best seen in each
+// (0 when it has none).
+func (r *runner) share(c *Candidate, dirs ...Direction) float64 {
+	if len(dirs) == 0 {
+		dirs = r.res.Controllable
+	}
 	f, any := 1.0, false
-	for _, d := range r.res.Controllable {
+	for _, d := range dirs {
+		if !r.res.controls(d) {
+			continue
+		}
 		if s := c.Summary[d]; s.N > 0 && r.best[d] > 0 {
 			f, any = min(f, s.Median/r.best[d]), true
 		}
@@ -479,8 +486,13 @@ func (r *runner) tolerance(base *Candidate) float64 {
 // every judged direction it was measured in, and its diagnosis does not
 // name a knob it has lowered from ref: a setting whose own trials say
 // "this buffer limits" is not the plateau.
+//
+// Against a peer, a knob acts in one direction only (this host's rmem
+// where it receives, its wmem where it sends): c is judged in the
+// directions whose knob differs from ref, so another direction's noise
+// cannot keep a needless maximum.
 func (r *runner) onPlateau(c, ref *Candidate) bool {
-	if c.Status != "" || r.share(c) < 1-r.tol {
+	if c.Status != "" || r.share(c, r.affected(c, ref)...) < 1-r.tol {
 		return false
 	}
 	p, q := at(c), at(ref)
@@ -505,6 +517,24 @@ func (r *runner) retransmits(c *Candidate) bool {
 		}
 	}
 	return false
+}
+
+// affected are the directions in which c and ref differ: every judged
+// one in the lab (both ends carry both knobs) or when they sit at the
+// same point; against a peer, reverse for rmem and forward for wmem.
+func (r *runner) affected(c, ref *Candidate) []Direction {
+	p, q := at(c), at(ref)
+	if r.env.BothEnds() || p == q || c.Congestion != ref.Congestion {
+		return nil
+	}
+	var out []Direction
+	if p.R != q.R {
+		out = append(out, Reverse)
+	}
+	if p.W != q.W {
+		out = append(out, Forward)
+	}
+	return out
 }
 
 // smallestGood is the cheapest screened candidate on the plateau; when
@@ -622,7 +652,7 @@ func (r *runner) tryLower(ctx context.Context, what string, q point, why map[str
 	c := r.candidate(q, why)
 	r.res.Candidates = append(r.res.Candidates, c)
 	r.res.Steps = append(r.res.Steps, what+": "+c.Name)
-	if err := r.screen(ctx, c, true, TrialSpec{}); err != nil {
+	if err := r.screen(ctx, c, false, TrialSpec{}); err != nil {
 		return nil, err
 	}
 	r.note(c)
