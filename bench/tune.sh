@@ -7,8 +7,9 @@
 # same kind: tcp_rmem and tcp_wmem max at 0.5, 1, 1.5, 2, 3 and 4 × BDP
 # (both alike), crossed with the congestion controls in $SWEEP_CCS,
 # $SWEEP_TRIALS full trials per point and direction (tcptune bench -J,
-# the receiver's count, the same omitted start as tune's), and keeps the
-# best median per direction.
+# counted as tune counts: the payload the sender's kernel delivered, or
+# the receiver's count where a stock iperf3 sends; the same omitted
+# start as tune's), and keeps the best median per direction.
 #
 # Printed per scenario and direction: the baseline and tuned medians
 # ("tuned" is the verification of the choice when it was kept, else the
@@ -34,7 +35,8 @@
 # point's; ≤ 3 min (≤ 4 min at RTT ≥ 500 ms); no figure above 100% of
 # goodput.
 #
-#   sudo bench/tune.sh [SCENARIO-NAME ...]     (default: all; SWEEP=0 skips the sweeps)
+#   sudo bench/tune.sh [SCENARIO-NAME ...]     (default: all; SWEEP=0 skips the sweeps;
+#                                               TUNE_FLAGS="--time 1" adds tune flags, for a quick check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$PWD/bin/tcptune
@@ -120,7 +122,8 @@ sweep() {
 					local flag=""
 					[ "$d" = reverse ] && flag=-R
 					r=$(ip netns exec "tcptune-$l-a" "$bin" bench -c "$peer" -p 5201 -t "$SWEEP_TIME" -O "$omit" -C "$cc" $flag -J 2>/dev/null |
-						jq '.end.sum_received.bits_per_second // 0' 2>/dev/null || echo 0)
+						jq '[.tcptune.streams[]?, .tcptune.peer.streams[]? | select(.delivered_bytes > 0) | .delivered_bytes * 8 / .seconds] as $s
+							| if ($s | length) > 0 then ($s | add) else .end.sum_received.bits_per_second // 0 end' 2>/dev/null || echo 0)
 					rs+=("$r")
 				done
 				printf '%s\t%s\t%s\t%s\t%s\n' "$d" "$(printf '%s\n' "${rs[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" "$m" "$cc" "$((2 * v))" >>"$out/sweep.tsv"
@@ -171,11 +174,11 @@ for sc in "${scenarios[@]}"; do
 	omit=$(jq -n --argjson t "$rtt_s" '[1, 10 * $t] | max | . * 100 | round / 100')
 	start=$(date +%s)
 	if [ "$mode" = lab ]; then
-		"$bin" tune --lab $linkf $tunef --json >"$out/r.json" 2>"$out/progress.txt" || { cat "$out/progress.txt" >&2; exit 1; }
+		"$bin" tune --lab $linkf $tunef ${TUNE_FLAGS:-} --json >"$out/r.json" 2>"$out/progress.txt" || { cat "$out/progress.txt" >&2; exit 1; }
 	else
 		link bt "$mode" "$linkf" "$bwmem" "$cross"
 		start=$(date +%s)
-		"$bin" lab exec bt a -- sh -c 'exec "$0" tune --peer "$TCPTUNE_PEER" "$@" --json' "$bin" $tunef >"$out/r.json" 2>"$out/progress.txt" || { cat "$out/progress.txt" >&2; exit 1; }
+		"$bin" lab exec bt a -- sh -c 'exec "$0" tune --peer "$TCPTUNE_PEER" "$@" --json' "$bin" $tunef ${TUNE_FLAGS:-} >"$out/r.json" 2>"$out/progress.txt" || { cat "$out/progress.txt" >&2; exit 1; }
 	fi
 	wall=$(($(date +%s) - start))
 	: >"$out/best.tsv"
