@@ -23,6 +23,7 @@ import (
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/sockopt"
 	"github.com/tcptune/tcptune/internal/version"
+	"github.com/tcptune/tcptune/internal/view"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -55,7 +56,10 @@ type Options struct {
 
 // Outcome is what a finished test produced.
 type Outcome struct {
-	Summary  report.Summary
+	Summary report.Summary
+	// Views are the test's directions, each judged by its own figures
+	// (package view); Limits are their verdicts.
+	Views    []view.Direction
 	Limits   []Verdict
 	Meta     report.Meta
 	Duration time.Duration // the measured period, after the omitted start
@@ -578,10 +582,10 @@ func (s *session) exchangeResults() (*Outcome, error) {
 	t := s.test
 	totals := t.Totals()
 	cpu := t.CPU()
-	res := engine.Results(totals, cpu, s.meta.CongestionCC)
+	res := view.Results(totals, cpu, s.meta.CongestionCC)
 	// The sender's view of our streams, for a tcptune server's verdicts
 	// (iperf3 ignores the key).
-	if raw, err := json.Marshal(wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), Streams: engine.ExtStreams(totals)}); err == nil {
+	if raw, err := json.Marshal(wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), Streams: view.ExtStreams(totals)}); err == nil {
 		res.Tcptune = raw
 	}
 	s.ctrl.SetDeadline(time.Now().Add(30 * time.Second))
@@ -613,7 +617,8 @@ func (s *session) exchangeResults() (*Outcome, error) {
 			ext = &e
 		}
 	}
-	verdicts := s.attribute(totals, sum, ext)
+	views := s.views(totals, sum, ext)
+	verdicts := verdicts(views, s.params.UDP)
 	x := extension(s.meta, totals, ext, verdicts)
 	s.pr.End(sum, x)
 	if len(peer.ServerOutputJSON) > 0 || peer.ServerOutputText != "" {
@@ -625,7 +630,7 @@ func (s *session) exchangeResults() (*Outcome, error) {
 		s.pr.Textf("%s", v.Line())
 	}
 	from, to := t.Period()
-	return &Outcome{Summary: sum, Limits: verdicts, Meta: s.meta, Duration: t.Duration(), Ext: x, Totals: totals, Intervals: t.Intervals(), From: from, To: to}, nil
+	return &Outcome{Summary: sum, Limits: verdicts, Views: views, Meta: s.meta, Duration: t.Duration(), Ext: x, Totals: totals, Intervals: t.Intervals(), From: from, To: to}, nil
 }
 
 func tag(id int) string { return fmt.Sprintf("[%3d]", id) }

@@ -10,66 +10,52 @@ import (
 	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/version"
+	"github.com/tcptune/tcptune/internal/view"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
 // Verdict is the limit attribution of one direction of a test.
 type Verdict = limits.Verdict
 
-// attribute explains each direction of the test from the sender's view:
-// our own TCP_INFO when we sent, the server's (tcptune peers) when it did.
-func (s *session) attribute(totals []engine.StreamTotal, sum report.Summary, ext *wire.Ext) []Verdict {
-	if s.params.UDP {
-		return nil
-	}
+// views builds the test's directions (package view) and their verdicts:
+// our own TCP_INFO where we sent, the server's (tcptune peers) where it
+// did.
+func (s *session) views(totals []engine.StreamTotal, sum report.Summary, ext *wire.Ext) []view.Direction {
 	local, remote := s.o.Host, s.o.Host
 	if len(s.meta.Connected) > 0 {
 		local, remote = s.meta.Connected[0].LocalHost, s.meta.Connected[0].RemoteHost
 	}
-	remoteExt := map[int]wire.ExtStream{}
 	remoteCores := runtime.NumCPU()
+	var peer []wire.ExtStream
 	if ext != nil {
-		for _, e := range ext.Streams {
-			remoteExt[e.ID] = e
-		}
+		peer = ext.Streams
 		if ext.Cores > 0 {
 			remoteCores = ext.Cores
 		}
 	}
+	return view.Build(view.Input{Side: view.Client, Totals: totals, Peer: peer, UDP: s.params.UDP,
+		Context: func(localSends bool) limits.Context {
+			c := limits.Context{
+				TargetRate: float64(s.params.Bandwidth), Window: s.params.Window,
+				PathRate: s.o.PathRate, IdleRTTUS: uint64(s.o.IdleRTT.Microseconds()), SenderIsLocal: localSends,
+				Sender: local, Receiver: remote, SenderCPU: sum.CPU.Total, SenderCores: runtime.NumCPU(), ReceiverCPU: sum.RemoteCPU.Total,
+			}
+			if !localSends {
+				c.Sender, c.Receiver = remote, local
+				c.SenderCPU, c.SenderCores, c.ReceiverCPU = sum.RemoteCPU.Total, remoteCores, sum.CPU.Total
+			}
+			return c
+		}})
+}
+
+// verdicts are the directions' verdicts (none for UDP).
+func verdicts(views []view.Direction, udp bool) []Verdict {
+	if udp {
+		return nil
+	}
 	var out []Verdict
-	for _, localSends := range []bool{true, false} {
-		d := limits.Direction{Name: limits.ClientToServer, Context: limits.Context{
-			TargetRate: float64(s.params.Bandwidth), Window: s.params.Window,
-			PathRate: s.o.PathRate, IdleRTTUS: uint64(s.o.IdleRTT.Microseconds()), SenderIsLocal: localSends,
-			Sender: local, Receiver: remote, SenderCPU: sum.CPU.Total, SenderCores: runtime.NumCPU(), ReceiverCPU: sum.RemoteCPU.Total,
-		}}
-		if !localSends {
-			d.Name = limits.ServerToClient
-			d.Context.Sender, d.Context.Receiver = remote, local
-			d.Context.SenderCPU, d.Context.SenderCores, d.Context.ReceiverCPU = sum.RemoteCPU.Total, remoteCores, sum.CPU.Total
-		}
-		present := false
-		for _, t := range totals {
-			if t.Sender != localSends {
-				continue
-			}
-			present = true
-			e, ok := remoteExt[t.ID]
-			if localSends {
-				e, ok = t.Ext()
-			}
-			switch {
-			case ok:
-				d.Streams = append(d.Streams, e)
-			case localSends:
-				d.Unavailable = fmt.Sprintf("TCP_INFO is not available on %s", runtime.GOOS)
-			default:
-				d.Unavailable = "the server sends in this direction and only a tcptune server reports its TCP_INFO; the attribution needs the sender's view (run tcptune serve there)"
-			}
-		}
-		if present {
-			out = append(out, limits.Attribute(d))
-		}
+	for _, v := range views {
+		out = append(out, v.Verdict)
 	}
 	return out
 }
@@ -111,7 +97,7 @@ func extension(m report.Meta, totals []engine.StreamTotal, peer *wire.Ext, verdi
 		Version: version.Version,
 		Buffers: Buffers{Requested: m.Params.Window, SndBufActual: m.SndBufActual, RcvBufActual: m.RcvBufActual},
 		Peer:    peer,
-		Streams: engine.ExtStreams(totals),
+		Streams: view.ExtStreams(totals),
 		Limits:  verdicts,
 	}
 }

@@ -82,9 +82,9 @@ type StreamTotal struct {
 	OmittedPackets  int64
 	OmittedLost     int64
 	// Delivered is the payload the kernel counted as delivered over
-	// the measured period: at a sender tcpi_delivered × MSS (it does
-	// not jump when a hole is filled), at a receiver tcpi_bytes_received
-	// (it does). DeliveredBy is "sender", "receiver" or "" (unknown).
+	// the measured period: at a sender tcpi_delivered × the average
+	// segment payload (it does not jump when a hole is filled), at a
+	// receiver tcpi_bytes_received (it does). DeliveredBy is "sender", "receiver" or "" (unknown).
 	Delivered   int64
 	DeliveredBy string
 	// MeanInflight and MeanNotsent are the sender's measured bytes in

@@ -8,6 +8,7 @@ import (
 	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/limits"
 	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/view"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -39,11 +40,6 @@ func (t *session) record(m report.Meta, totals []engine.StreamTotal, peer *wire.
 	if len(peer.Tcptune) > 0 {
 		json.Unmarshal(peer.Tcptune, &peerExt)
 	}
-	peerViews := map[int]wire.ExtStream{}
-	for _, e := range peerExt.Streams {
-		peerViews[e.ID] = e
-	}
-	peerCores := peerExt.Cores
 	peerStreams := map[int]wire.StreamResult{}
 	for _, s := range peer.Streams {
 		peerStreams[s.ID] = s
@@ -52,59 +48,31 @@ func (t *session) record(m report.Meta, totals []engine.StreamTotal, peer *wire.
 	if len(m.Connected) > 0 {
 		local, remote = m.Connected[0].LocalHost, m.Connected[0].RemoteHost
 	}
-	for _, serverSends := range []bool{false, true} {
-		d := DirectionRecord{Name: limits.ClientToServer, Retransmits: -1}
-		dir := limits.Direction{Name: d.Name, Context: limits.Context{
-			TargetRate: float64(t.params.Bandwidth), Window: t.params.Window,
-			Sender: remote, Receiver: local, SenderCPU: peerCPU, SenderCores: peerCores, ReceiverCPU: cpu,
-		}}
-		if serverSends {
-			d.Name, dir.Name = limits.ServerToClient, limits.ServerToClient
-			dir.Context.Sender, dir.Context.Receiver, dir.Context.SenderIsLocal = local, remote, true
-			dir.Context.SenderCPU, dir.Context.SenderCores, dir.Context.ReceiverCPU = cpu, runtime.NumCPU(), peerCPU
-		}
-		present := false
-		var rttSum, rttN int64
+	views := view.Build(view.Input{Side: view.Server, Totals: totals, Peer: peerExt.Streams, UDP: t.params.UDP,
+		Context: func(serverSends bool) limits.Context {
+			c := limits.Context{
+				TargetRate: float64(t.params.Bandwidth), Window: t.params.Window,
+				Sender: remote, Receiver: local, SenderCPU: peerCPU, SenderCores: peerExt.Cores, ReceiverCPU: cpu,
+			}
+			if serverSends {
+				c.Sender, c.Receiver, c.SenderIsLocal = local, remote, true
+				c.SenderCPU, c.SenderCores, c.ReceiverCPU = cpu, runtime.NumCPU(), peerCPU
+			}
+			return c
+		}})
+	for _, v := range views {
+		d := DirectionRecord{Name: v.Name, Retransmits: v.Retransmits, RTT: v.RTT, Verdict: v.Verdict}
+		// The rate the receiver counted: the client's results for what
+		// this side sent, this side's own bytes for what it received.
 		for _, tt := range totals {
-			if tt.Sender != serverSends {
+			if tt.Sender != v.LocalSends || tt.Seconds <= 0 {
 				continue
 			}
-			present = true
-			var view wire.ExtStream
-			var ok bool
-			if serverSends {
-				if ps, seen := peerStreams[tt.ID]; seen && tt.Seconds > 0 {
-					d.BitsPerSecond += float64(ps.Bytes) * 8 / tt.Seconds
-				}
-				view, ok = tt.Ext()
-			} else {
-				if tt.Seconds > 0 {
-					d.BitsPerSecond += float64(tt.Bytes) * 8 / tt.Seconds
-				}
-				view, ok = peerViews[tt.ID]
+			n := tt.Bytes
+			if v.LocalSends {
+				n = peerStreams[tt.ID].Bytes
 			}
-			switch {
-			case ok:
-				dir.Streams = append(dir.Streams, view)
-				d.Retransmits = max(d.Retransmits, 0) + view.Retransmits
-				if view.RTT > 0 {
-					rttSum += int64(view.RTT)
-					rttN++
-				}
-			case serverSends:
-				dir.Unavailable = "TCP_INFO is not available on " + runtime.GOOS
-			default:
-				dir.Unavailable = "the client sends in this direction and only a tcptune client reports its TCP_INFO"
-			}
-		}
-		if !present {
-			continue
-		}
-		if rttN > 0 {
-			d.RTT = time.Duration(rttSum/rttN) * time.Microsecond
-		}
-		if !t.params.UDP {
-			d.Verdict = limits.Attribute(dir)
+			d.BitsPerSecond += float64(n) * 8 / tt.Seconds
 		}
 		rec.Directions = append(rec.Directions, d)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/sockopt"
 	"github.com/tcptune/tcptune/internal/version"
+	"github.com/tcptune/tcptune/internal/view"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -466,13 +467,13 @@ func (t *session) exchange(m report.Meta) {
 		t.recorded = true
 		defer f(t.record(m, totals, peer, cpu.Total, peer.CPUTotal))
 	}
-	ext := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), SndBuf: m.SndBufActual, RcvBuf: m.RcvBufActual, Streams: engine.ExtStreams(totals),
+	ext := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), SndBuf: m.SndBufActual, RcvBuf: m.RcvBufActual, Streams: view.ExtStreams(totals),
 		IntervalsLeftOut: t.pr.IntervalsLeftOut()}
 	if n := ext.IntervalsLeftOut; n > 0 {
 		t.logf("the report keeps the first and last %d intervals; %d between them were left out", t.pr.MaxIntervals/2, n)
 	}
 	t.pr.End(sum, ext)
-	res := engine.Results(totals, cpu, m.CongestionCC)
+	res := view.Results(totals, cpu, m.CongestionCC)
 	if raw, err := json.Marshal(ext); err == nil {
 		res.Tcptune = raw
 	}

@@ -3,12 +3,14 @@ package tune
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/view"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -72,100 +74,59 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 	return t, err
 }
 
-// trialOf reads a trial from the client's outcome. The rate is the
-// payload the kernel counted as delivered in the measured period: the
-// sender's tcpi_delivered × MSS (ours forward; a tcptune server's in
-// reverse), else our receiver's tcpi_bytes_received (reverse against a
-// stock iperf3, which jumps when a hole is filled: over a period of at
-// least 20 RTTs that is a small share).
+// trialOf is the trial of direction d: the client's view of the
+// direction this host sends in (forward) or receives in (reverse), with
+// its payload as the view counted it (the sender's delivered payload;
+// this receiver's kernel count against a stock iperf3, which sends no
+// view; the application's bytes without TCP_INFO), and the per-interval
+// rates counted the same way on this side.
 func trialOf(out *client.Outcome, d Direction) (Trial, error) {
 	t := Trial{Direction: d, Retransmits: -1, From: out.From, To: out.To}
 	localSends := d == Forward
-	secs := out.Duration.Seconds()
-	if secs <= 0 {
-		return t, errors.New("the trial measured no time")
-	}
-	var views []wire.ExtStream
-	if out.Ext != nil {
-		if localSends {
-			views = out.Ext.Streams
-		} else if out.Ext.Peer != nil {
-			views = out.Ext.Peer.Streams
+	var v *view.Direction
+	for i := range out.Views {
+		if out.Views[i].LocalSends == localSends {
+			v = &out.Views[i]
 		}
 	}
-	var local int64
-	by := ""
-	for _, st := range out.Totals {
-		if st.Sender == localSends && st.DeliveredBy != "" {
-			local += st.Delivered
-			by = st.DeliveredBy
-			if localSends && st.Last != nil {
+	if v == nil {
+		return t, fmt.Errorf("the trial has no %s direction", d)
+	}
+	if v.Seconds <= 0 {
+		return t, errors.New("the trial measured no time")
+	}
+	t.BitsPerSecond, t.CountedBy, t.Seconds = v.BitsPerSecond(), string(v.CountedBy), v.Seconds
+	if t.BitsPerSecond <= 0 {
+		return t, errors.New("no data was delivered")
+	}
+	if localSends {
+		for _, st := range out.Totals {
+			if st.Sender && st.Last != nil {
 				t.Delivered += st.Last.DeliveredSince(nil)
 			}
 		}
 	}
-	var peerBytes int64
-	var peerSecs float64
-	if !localSends {
-		for _, v := range views {
-			peerBytes += v.Delivered
-			peerSecs = max(peerSecs, v.Seconds)
-		}
-	}
-	switch {
-	case !localSends && peerBytes > 0 && peerSecs > 0:
-		t.BitsPerSecond, t.CountedBy, t.Seconds = float64(peerBytes)*8/peerSecs, "sender", peerSecs
-	case by != "":
-		t.BitsPerSecond, t.CountedBy, t.Seconds = float64(local)*8/secs, by, secs
-	default: // no TCP_INFO on this OS: the application's count
-		t.BitsPerSecond, t.CountedBy, t.Seconds = out.Received(), "application", secs
-	}
-	if t.BitsPerSecond <= 0 {
-		return t, errors.New("no data was delivered")
-	}
-	for _, iv := range out.Intervals {
-		if iv.Omitted {
-			continue
-		}
-		var b int64
-		var s float64
-		for _, si := range iv.Streams {
-			if si.Sender == localSends {
-				b += si.Delivered
-				s = si.Seconds
+	if v.CountedBy != view.Application {
+		for _, iv := range out.Intervals {
+			if iv.Omitted {
+				continue
+			}
+			var b int64
+			var s float64
+			for _, si := range iv.Streams {
+				if si.Sender == localSends {
+					b += si.Delivered
+					s = si.Seconds
+				}
+			}
+			if s > 0 {
+				t.Intervals = append(t.Intervals, float64(b)*8/s)
 			}
 		}
-		if s > 0 && t.CountedBy != "application" {
-			t.Intervals = append(t.Intervals, float64(b)*8/s)
-		}
 	}
-	if len(views) > 0 {
-		var rtt, fl float64
-		t.Retransmits = 0
-		for _, v := range views {
-			t.Window = max(t.Window, int64(v.SndWnd))
-			t.SndBuf = max(t.SndBuf, int64(v.SndBuf))
-			rtt += float64(v.RTT)
-			fl += float64(v.Inflight)
-			if v.MinRTT > 0 && (t.MinRTTus == 0 || float64(v.MinRTT) < t.MinRTTus) {
-				t.MinRTTus = float64(v.MinRTT)
-			}
-			if v.Retransmits > 0 {
-				t.Retransmits += v.Retransmits
-			}
-			t.MSS = int(v.MSS)
-		}
-		t.RTTus = rtt / float64(len(views))
-		t.Inflight = int64(fl / float64(len(views)))
-	}
-	want := "client→server"
-	if !localSends {
-		want = "server→client"
-	}
-	for _, v := range out.Limits {
-		if v.Direction == want {
-			t.Limit, t.Verdict, t.Advice, t.Capped = string(v.Result.Limit), v.Result.Verdict, v.Result.Advice, v.Result.Capped
-		}
-	}
+	t.Window, t.SndBuf, t.Inflight, t.Retransmits, t.MSS = v.Window, v.SndBuf, v.Inflight, v.Retransmits, v.MSS
+	t.RTTus, t.MinRTTus = float64(v.RTT.Microseconds()), float64(v.MinRTT.Microseconds())
+	r := v.Verdict.Result
+	t.Limit, t.Verdict, t.Advice, t.Capped = string(r.Limit), r.Verdict, r.Advice, r.Capped
 	return t, nil
 }

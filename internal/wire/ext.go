@@ -32,7 +32,8 @@ type ExtStream struct {
 	MSS         uint32  `json:"mss"`
 	PMTU        uint32  `json:"pmtu"`
 	// Delivered is the payload the kernel counted as delivered over
-	// the measured period (tcpi_delivered × MSS); Inflight and Notsent
+	// the measured period (tcpi_delivered × the average segment
+	// payload); Inflight and Notsent
 	// are the measured bytes in flight and not yet sent, averaged.
 	Delivered int64  `json:"delivered_bytes,omitempty"`
 	Inflight  uint64 `json:"mean_inflight,omitempty"`

@@ -1,13 +1,14 @@
-package engine
+package view
 
 import (
 	"github.com/tcptune/tcptune/internal/cpuusage"
+	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
 // Ext is the sender-side view of a stream, as exchanged between tcptune
 // peers; ok is false when this side did not send or has no TCP_INFO.
-func (t StreamTotal) Ext() (wire.ExtStream, bool) {
+func Ext(t engine.StreamTotal) (wire.ExtStream, bool) {
 	if !t.Sender || !t.HasTCPInfo {
 		return wire.ExtStream{}, false
 	}
@@ -28,10 +29,10 @@ func (t StreamTotal) Ext() (wire.ExtStream, bool) {
 }
 
 // ExtStreams collects the sender-side views of all sending streams.
-func ExtStreams(totals []StreamTotal) []wire.ExtStream {
+func ExtStreams(totals []engine.StreamTotal) []wire.ExtStream {
 	var out []wire.ExtStream
 	for _, t := range totals {
-		if e, ok := t.Ext(); ok {
+		if e, ok := Ext(t); ok {
 			out = append(out, e)
 		}
 	}
@@ -39,7 +40,7 @@ func ExtStreams(totals []StreamTotal) []wire.ExtStream {
 }
 
 // Result is the stream's entry in iperf3's results message.
-func (t StreamTotal) Result() wire.StreamResult {
+func Result(t engine.StreamTotal) wire.StreamResult {
 	r := wire.StreamResult{ID: t.ID, Bytes: t.Bytes, Retransmits: -1, StartTime: 0, EndTime: t.Seconds}
 	if t.Sender && t.HasTCPInfo {
 		r.Retransmits = t.Retransmits
@@ -57,7 +58,7 @@ func (t StreamTotal) Result() wire.StreamResult {
 
 // Results is this side's results message: CPU, the congestion control
 // used and every stream, as client and server both send it.
-func Results(totals []StreamTotal, cpu cpuusage.Util, congestion string) wire.Results {
+func Results(totals []engine.StreamTotal, cpu cpuusage.Util, congestion string) wire.Results {
 	res := wire.Results{CPUTotal: cpu.Total, CPUUser: cpu.User, CPUSystem: cpu.System, SenderHasRetransmits: -1, CongestionUsed: congestion}
 	for _, st := range totals {
 		if st.Sender {
@@ -67,7 +68,7 @@ func Results(totals []StreamTotal, cpu cpuusage.Util, congestion string) wire.Re
 				res.SenderHasRetransmits = 0
 			}
 		}
-		res.Streams = append(res.Streams, st.Result())
+		res.Streams = append(res.Streams, Result(st))
 	}
 	return res
 }

@@ -1,0 +1,50 @@
+package tune
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/limits"
+	"github.com/tcptune/tcptune/internal/view"
+)
+
+// trialOf picks this host's direction from the client's views: forward
+// is what this host sent, reverse what it received, each with its own
+// count, figures and verdict, and the intervals of the same side.
+func TestTrialOfPicksItsDirection(t *testing.T) {
+	fwd := view.Direction{Name: limits.ClientToServer, LocalSends: true, Delivered: 600e6, Seconds: 5, CountedBy: view.Sender,
+		Window: 20e6, SndBuf: 4 << 20, Inflight: 3e6, RTT: 52 * time.Millisecond, MinRTT: 50 * time.Millisecond, Retransmits: 3, MSS: 1448,
+		Verdict: limits.Verdict{Result: attrib.Result{Limit: attrib.SendBuffer, Verdict: "limited by the send buffer"}}}
+	rev := view.Direction{Name: limits.ServerToClient, Delivered: 250e6, Seconds: 5, CountedBy: view.Receiver, Retransmits: -1,
+		Verdict: limits.Verdict{Result: attrib.Unavailable("no sender's view")}}
+	out := &client.Outcome{Views: []view.Direction{fwd, rev}, Intervals: []engine.Interval{
+		{Omitted: true, Streams: []engine.StreamInterval{{Sender: true, Delivered: 1e6, Seconds: 1}}},
+		{Streams: []engine.StreamInterval{{Sender: true, Delivered: 120e6, Seconds: 1}, {Delivered: 50e6, Seconds: 1}}},
+	}}
+	f, err := trialOf(out, Forward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.BitsPerSecond != 960e6 || f.CountedBy != "sender" || f.Limit != string(attrib.SendBuffer) || f.Retransmits != 3 || f.MinRTTus != 50000 || f.MSS != 1448 {
+		t.Errorf("forward %+v", f)
+	}
+	if len(f.Intervals) != 1 || f.Intervals[0] != 960e6 {
+		t.Errorf("forward intervals %v", f.Intervals)
+	}
+	r, err := trialOf(out, Reverse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.BitsPerSecond != 400e6 || r.CountedBy != "receiver" || r.Limit != string(attrib.Unknown) || r.Retransmits != -1 || r.Window != 0 {
+		t.Errorf("reverse %+v", r)
+	}
+	if len(r.Intervals) != 1 || r.Intervals[0] != 400e6 {
+		t.Errorf("reverse intervals %v", r.Intervals)
+	}
+	if _, err := trialOf(&client.Outcome{Views: []view.Direction{fwd}}, Reverse); err == nil {
+		t.Error("a missing direction is an error")
+	}
+}

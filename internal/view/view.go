@@ -1,0 +1,211 @@
+// Package view is one direction of a test as tcptune judges it: the
+// payload delivered, over how long and whose kernel counted it, and,
+// when the sender's view is at hand, its window, send buffer, RTT, bytes
+// in flight, retransmits and MSS, with the typed limit. Build makes the
+// directions once, from this side's engine totals and the peer's
+// "tcptune" extension; bench's attribution, serve's metrics and tune's
+// trials all read them. The package is also the one place that turns
+// engine totals into the wire's shapes (ext.go), so the engine knows
+// nothing of the wire.
+package view
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/limits"
+	"github.com/tcptune/tcptune/internal/wire"
+)
+
+// Counter says whose count a direction's payload is.
+type Counter string
+
+const (
+	// Sender: the sender's tcpi_delivered × its average segment payload;
+	// it cannot exceed the path, and does not jump when a hole is filled.
+	Sender Counter = "sender"
+	// Receiver: the receiver's tcpi_bytes_received, where the sender's
+	// count is out of reach (a stock iperf3 sending); it jumps when a
+	// retransmission fills a hole.
+	Receiver Counter = "receiver"
+	// Application: the bytes the application moved, where TCP_INFO is
+	// missing.
+	Application Counter = "application"
+)
+
+// Side is the end of the test that builds the views.
+type Side int
+
+const (
+	Client Side = iota
+	Server
+)
+
+// Direction is one direction of a test.
+type Direction struct {
+	Name       string // limits.ClientToServer or limits.ServerToClient
+	LocalSends bool   // this side sent in it
+	Streams    int
+	// Delivered payload bytes over Seconds (the measured period), as
+	// CountedBy counted them.
+	Delivered int64
+	Seconds   float64
+	CountedBy Counter
+	// Senders is the sender's view of each stream; nil when it is out of
+	// reach (a stock iperf3 peer sending, or no TCP_INFO). The figures
+	// below come from it: the largest window the receiver advertised and
+	// send buffer, the mean RTT and in flight, the smallest RTT, the
+	// retransmits (-1 unknown) and the MSS.
+	Senders                  []wire.ExtStream
+	Window, SndBuf, Inflight int64
+	RTT, MinRTT              time.Duration
+	Retransmits              int64
+	MSS                      int
+	// Verdict is what limited it (unavailable, and why, without the
+	// sender's view; none for UDP).
+	Verdict limits.Verdict
+}
+
+// BitsPerSecond is the direction's rate, as CountedBy counted it.
+func (d Direction) BitsPerSecond() float64 {
+	if d.Seconds <= 0 {
+		return 0
+	}
+	return float64(d.Delivered) * 8 / d.Seconds
+}
+
+// Limit is the verdict's limit.
+func (d Direction) Limit() attrib.Limit { return d.Verdict.Result.Limit }
+
+// Input is what Build takes.
+type Input struct {
+	Side   Side
+	Totals []engine.StreamTotal // this side's streams
+	// Peer is the peer's sender view of the streams it sent (its
+	// extension's streams); nil from a stock iperf3.
+	Peer []wire.ExtStream
+	// Context gives the attribution what TCP_INFO does not know, per
+	// direction.
+	Context func(localSends bool) limits.Context
+	UDP     bool // no attribution
+}
+
+// Build makes the test's directions, client→server first.
+func Build(in Input) []Direction {
+	peer := map[int]wire.ExtStream{}
+	for _, e := range in.Peer {
+		peer[e.ID] = e
+	}
+	var out []Direction
+	for _, c2s := range []bool{true, false} {
+		localSends := c2s == (in.Side == Client)
+		d := Direction{Name: limits.ClientToServer, LocalSends: localSends, Retransmits: -1}
+		if !c2s {
+			d.Name = limits.ServerToClient
+		}
+		var unavailable string
+		var local []engine.StreamTotal
+		for _, t := range in.Totals {
+			if t.Sender != localSends {
+				continue
+			}
+			local = append(local, t)
+			e, ok := peer[t.ID]
+			if localSends {
+				e, ok = Ext(t)
+			}
+			switch {
+			case ok:
+				d.Senders = append(d.Senders, e)
+			case localSends:
+				unavailable = "TCP_INFO is not available on " + runtime.GOOS
+			case in.Side == Client:
+				unavailable = "the server sends in this direction and only a tcptune server reports its TCP_INFO; the attribution needs the sender's view (run tcptune serve there)"
+			default:
+				unavailable = "the client sends in this direction and only a tcptune client reports its TCP_INFO"
+			}
+		}
+		if len(local) == 0 {
+			continue
+		}
+		if unavailable != "" {
+			d.Senders = nil
+		}
+		d.Streams = len(local)
+		d.count(local)
+		d.senderFigures()
+		if !in.UDP {
+			ld := limits.Direction{Name: d.Name, Streams: d.Senders, Unavailable: unavailable}
+			if in.Context != nil {
+				ld.Context = in.Context(localSends)
+			}
+			d.Verdict = limits.Attribute(ld)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// count sets the payload: the sender's delivered count where every
+// stream has it, else this receiver's kernel count, else the
+// application's bytes.
+func (d *Direction) count(local []engine.StreamTotal) {
+	if len(d.Senders) == len(local) {
+		var n int64
+		var secs float64
+		for _, e := range d.Senders {
+			n += e.Delivered
+			secs = max(secs, e.Seconds)
+		}
+		if n > 0 && secs > 0 {
+			d.Delivered, d.Seconds, d.CountedBy = n, secs, Sender
+			return
+		}
+	}
+	var kernel, app int64
+	var secs float64
+	byKernel := true
+	for _, t := range local {
+		app += t.Bytes
+		secs = max(secs, t.Seconds)
+		if t.DeliveredBy == "" {
+			byKernel = false
+		}
+		kernel += t.Delivered
+	}
+	switch {
+	case byKernel && kernel > 0:
+		d.Delivered, d.CountedBy = kernel, Counter(local[0].DeliveredBy)
+	default:
+		d.Delivered, d.CountedBy = app, Application
+	}
+	d.Seconds = secs
+}
+
+// senderFigures reads the window, buffer, RTT, in flight, retransmits
+// and MSS from the sender's view.
+func (d *Direction) senderFigures() {
+	if len(d.Senders) == 0 {
+		return
+	}
+	var rtt, fl int64
+	d.Retransmits = 0
+	for _, e := range d.Senders {
+		d.Window = max(d.Window, int64(e.SndWnd))
+		d.SndBuf = max(d.SndBuf, int64(e.SndBuf))
+		rtt += int64(e.RTT)
+		fl += int64(e.Inflight)
+		if m := time.Duration(e.MinRTT) * time.Microsecond; m > 0 && (d.MinRTT == 0 || m < d.MinRTT) {
+			d.MinRTT = m
+		}
+		if e.Retransmits > 0 {
+			d.Retransmits += e.Retransmits
+		}
+		d.MSS = int(e.MSS)
+	}
+	n := int64(len(d.Senders))
+	d.RTT = time.Duration(rtt/n) * time.Microsecond
+	d.Inflight = fl / n
+}

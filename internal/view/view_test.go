@@ -1,0 +1,90 @@
+package view
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/limits"
+	"github.com/tcptune/tcptune/internal/sockopt"
+	"github.com/tcptune/tcptune/internal/wire"
+)
+
+// A sending stream of this side, send-buffer limited: 3.1 MB in flight
+// of a 4 MiB send buffer at 50 ms, 5 s measured.
+func sending(id int) engine.StreamTotal {
+	return engine.StreamTotal{ID: id, Sender: true, HasTCPInfo: true, Bytes: 290e6, Seconds: 5, Retransmits: 0,
+		MaxCwnd: 6.2e6, MaxSndWnd: 20e6, MinRTT: 50000, MeanRTT: 51000, SndBuf: 4 << 20,
+		Delivered: 280e6, DeliveredBy: "sender", MeanInflight: 3.1e6, BusyUS: 5e6,
+		Last: &sockopt.TCPInfo{SndMSS: 1448, PMTU: 1500, MinRTT: 50000}}
+}
+
+// A receiving stream of this side, counted by its kernel.
+func receiving(id int) engine.StreamTotal {
+	return engine.StreamTotal{ID: id, Bytes: 270e6, Seconds: 5, Delivered: 268e6, DeliveredBy: "receiver", Retransmits: -1}
+}
+
+func ctx(bool) limits.Context { return limits.Context{PathRate: 965e6, IdleRTTUS: 50000} }
+
+// The client against a stock iperf3 (no peer view), --bidir: forward is
+// counted and judged by this sender; reverse by this receiver's kernel
+// count alone, with the verdict saying why it has none.
+func TestBuildClientStockPeer(t *testing.T) {
+	vs := Build(Input{Side: Client, Totals: []engine.StreamTotal{sending(1), receiving(2)}, Context: ctx})
+	if len(vs) != 2 {
+		t.Fatalf("%d directions", len(vs))
+	}
+	f, r := vs[0], vs[1]
+	if f.Name != limits.ClientToServer || !f.LocalSends || f.CountedBy != Sender || f.Delivered != 280e6 || f.Seconds != 5 {
+		t.Errorf("forward %+v", f)
+	}
+	if f.BitsPerSecond() != 448e6 || f.Window != 20e6 || f.SndBuf != 4<<20 || f.Inflight != 3.1e6 || f.MSS != 1448 || f.Retransmits != 0 || f.MinRTT != 50*time.Millisecond {
+		t.Errorf("forward figures %+v", f)
+	}
+	if f.Limit() != attrib.SendBuffer {
+		t.Errorf("forward limit %s: %s", f.Limit(), f.Verdict.Result)
+	}
+	if r.Name != limits.ServerToClient || r.LocalSends || r.CountedBy != Receiver || r.Delivered != 268e6 || r.Senders != nil || r.Retransmits != -1 {
+		t.Errorf("reverse %+v", r)
+	}
+	if r.Limit() != attrib.Unknown || !strings.Contains(r.Verdict.Result.Verdict, "only a tcptune server reports") {
+		t.Errorf("reverse verdict %s", r.Verdict.Result)
+	}
+}
+
+// The server with a tcptune client's view: the client→server direction
+// is counted and judged by the client's sender view.
+func TestBuildServerWithPeerView(t *testing.T) {
+	e, _ := Ext(sending(1))
+	vs := Build(Input{Side: Server, Totals: []engine.StreamTotal{receiving(1)}, Peer: []wire.ExtStream{e}, Context: ctx})
+	if len(vs) != 1 {
+		t.Fatalf("%d directions", len(vs))
+	}
+	v := vs[0]
+	if v.Name != limits.ClientToServer || v.LocalSends || v.CountedBy != Sender || v.Delivered != 280e6 || v.Limit() != attrib.SendBuffer {
+		t.Errorf("%+v: %s", v, v.Verdict.Result)
+	}
+	// A stock iperf3 client: the server's receiver count, no verdict.
+	v = Build(Input{Side: Server, Totals: []engine.StreamTotal{receiving(1)}, Context: ctx})[0]
+	if v.CountedBy != Receiver || !strings.Contains(v.Verdict.Result.Verdict, "only a tcptune client reports") {
+		t.Errorf("%+v: %s", v, v.Verdict.Result)
+	}
+}
+
+// Without TCP_INFO (other systems) a sender's figure is the
+// application's; UDP gets no verdict.
+func TestBuildApplicationAndUDP(t *testing.T) {
+	s := engine.StreamTotal{ID: 1, Sender: true, Bytes: 100e6, Seconds: 2}
+	v := Build(Input{Side: Client, Totals: []engine.StreamTotal{s}, Context: ctx})[0]
+	if v.CountedBy != Application || v.BitsPerSecond() != 400e6 || v.Limit() != attrib.Unknown {
+		t.Errorf("%+v", v)
+	}
+	if v := Build(Input{Side: Client, Totals: []engine.StreamTotal{sending(1)}, UDP: true})[0]; v.Verdict.Result.Verdict != "" {
+		t.Errorf("UDP verdict %q", v.Verdict.Result.Verdict)
+	}
+	if _, ok := Ext(receiving(1)); ok {
+		t.Error("a receiving stream has no sender's view")
+	}
+}
