@@ -1,10 +1,8 @@
 package tune
 
 import (
-	"cmp"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -29,101 +27,6 @@ func ci(s stats.Summary) string {
 		return fmt.Sprintf("%s [%s–%s]", m, strings.TrimSuffix(lo, u), strings.TrimSuffix(hi, u))
 	}
 	return fmt.Sprintf("%s [%s – %s]", m, lo, hi)
-}
-
-// medianTrial is the trial of direction d whose throughput is the
-// median (the lower middle one for an even count).
-func medianTrial(c *Candidate, d Direction) (Trial, bool) {
-	var ts []Trial
-	for _, t := range c.Trials {
-		if t.Direction == d {
-			ts = append(ts, t)
-		}
-	}
-	if len(ts) == 0 {
-		return Trial{}, false
-	}
-	slices.SortFunc(ts, func(a, b Trial) int { return cmp.Compare(a.BitsPerSecond, b.BitsPerSecond) })
-	return ts[(len(ts)-1)/2], true
-}
-
-// CountedBy says whose kernel counted the trials' throughput.
-func (r *Result) CountedBy() string {
-	seen := map[string]bool{}
-	for _, c := range append(slices.Clone(r.Candidates), r.Verify) {
-		if c == nil {
-			continue
-		}
-		for _, t := range c.Trials {
-			seen[t.CountedBy] = true
-		}
-	}
-	var parts []string
-	if seen["sender"] {
-		parts = append(parts, "tcpi_delivered × the average segment payload, at the sender")
-	}
-	if seen["receiver"] {
-		parts = append(parts, "tcpi_bytes_received at the receiver where the sender's count was out of reach (a stock iperf3 sending): it jumps when a hole is filled")
-	}
-	if seen["application"] {
-		parts = append(parts, "the application's bytes where TCP_INFO is missing")
-	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	return strings.Join(parts, "; ")
-}
-
-// After is the candidate whose trials describe the end state: the
-// verification of the choice, or the baseline when nothing changed.
-func (r *Result) After() *Candidate {
-	if r.Verify != nil {
-		return r.Verify
-	}
-	return r.Baseline()
-}
-
-// AfterLabel names the end state for tables.
-func (r *Result) AfterLabel() string {
-	if r.Verify != nil {
-		return r.Choice().Name + ", fresh trials"
-	}
-	return r.Baseline().Name
-}
-
-// Headline is the articles' line: "before 520 Mbit/s → after 960
-// Mbit/s, 1.85×", per direction.
-func (r *Result) Headline(d Direction) string {
-	b, a := r.Baseline().Summary[d], r.After().Summary[d]
-	line := fmt.Sprintf("before %s → after %s, %.2f×", rate(b.Median), rate(a.Median), a.Median/max(b.Median, 1))
-	if r.Goodput > 0 {
-		line += fmt.Sprintf(" (%.0f%% of the link's goodput, %s)", 100*a.Median/r.Goodput, rate(r.Goodput))
-	}
-	return line
-}
-
-// Limit is the attribution of the median trial before or after, per
-// direction.
-type Limit struct {
-	When      string // "before" or "after"
-	Direction Direction
-	Verdict   string
-}
-
-// Limits lists what limited the transfer before and after.
-func (r *Result) Limits() []Limit {
-	var out []Limit
-	for _, d := range r.Options.Directions {
-		for _, x := range []struct {
-			when string
-			c    *Candidate
-		}{{"before", r.Baseline()}, {"after", r.After()}} {
-			if t, ok := medianTrial(x.c, d); ok && t.Verdict != "" {
-				out = append(out, Limit{x.when, d, t.Verdict})
-			}
-		}
-	}
-	return out
 }
 
 // rows are the candidates table: name, memory, a median [range] per
