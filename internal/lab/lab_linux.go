@@ -418,18 +418,11 @@ func Run(ctx context.Context, c Config, argv []string, o RunOptions) (int, error
 	}
 	fmt.Fprintf(log, "lab %s: a %s (%s) ⇄ b %s (%s)\n", c.Name, st.AddrA, st.NSA, st.AddrB, st.NSB)
 	if !o.NoServe {
-		srv := Command(self, c.Name, "b", self, "serve", "-p", strconv.Itoa(ServePort))
-		srv.Stdout, srv.Stderr = io.Discard, io.Discard
-		if err := srv.Start(); err != nil {
-			return 1, fmt.Errorf("tcptune serve in end b: %w", err)
+		stop, err := StartServer(ctx, self, c.Name, ServePort)
+		if err != nil {
+			return 1, err
 		}
-		defer func() {
-			srv.Process.Signal(syscall.SIGTERM)
-			srv.Wait()
-		}()
-		if err := waitListening(ctx, st, ServePort); err != nil {
-			return 1, fmt.Errorf("tcptune serve in end b: %w", err)
-		}
+		defer stop()
 		fmt.Fprintf(log, "lab %s: tcptune serve in b on %s port %d\n", c.Name, st.AddrB, ServePort)
 	}
 	cmd := Command(self, c.Name, "a", SubstPeer(argv, st.Peer("a"))...)
@@ -463,31 +456,68 @@ func Run(ctx context.Context, c Config, argv []string, o RunOptions) (int, error
 	}
 }
 
-// waitListening waits until something in end b accepts connections on
-// port, dialling from end a, for up to 10 s.
-func waitListening(ctx context.Context, st *State, port int) error {
-	addr := net.JoinHostPort(st.AddrB, strconv.Itoa(port))
-	deadline := time.Now().Add(10 * time.Second)
+// StartServer starts "tcptune serve -p port" (self is the tcptune
+// binary) in end b of link name, its output discarded, and waits until
+// it listens: read from the server's own /proc/PID/net/tcp{,6}, so no
+// probing connection shows up in its log as an error. stop ends it.
+func StartServer(ctx context.Context, self, name string, port int) (stop func(), err error) {
+	srv := Command(self, name, "b", self, "serve", "-p", strconv.Itoa(port))
+	srv.Stdout, srv.Stderr = io.Discard, io.Discard
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("tcptune serve in end b: %w", err)
+	}
+	stop = func() {
+		srv.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			srv.Process.Kill()
+			<-done
+		}
+	}
+	if err := waitListening(ctx, srv.Process.Pid, port, 10*time.Second); err != nil {
+		stop()
+		return nil, fmt.Errorf("tcptune serve in end b: %w", err)
+	}
+	return stop, nil
+}
+
+// waitListening waits until process pid (in its namespace) listens on
+// port, reading its /proc/PID/net/tcp{,6}.
+func waitListening(ctx context.Context, pid, port int, timeout time.Duration) error {
+	want := fmt.Sprintf(":%04X", port)
+	deadline := time.Now().Add(timeout)
 	for {
-		err := nsx.Do(st.NSA, func() error {
-			c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-			if err == nil {
-				c.Close()
+		for _, f := range []string{"tcp", "tcp6"} {
+			if listening(filepath.Join("/proc", strconv.Itoa(pid), "net", f), want) {
+				return nil
 			}
-			return err
-		})
-		if err == nil {
-			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("nothing listens on %s after 10 s", addr)
+			return fmt.Errorf("nothing listens on port %d after %v", port, timeout)
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+			return context.Cause(ctx)
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+func listening(path, port string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		// sl local_address rem_address st ...; st 0A = LISTEN
+		if f := strings.Fields(line); len(f) > 3 && strings.HasSuffix(f[1], port) && f[3] == "0A" {
+			return true
+		}
+	}
+	return false
 }
 
 // RunRelay is the relay process ("tcptune lab relay NAME"): it builds
