@@ -4,18 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/tune"
 	"github.com/tcptune/tcptune/internal/units"
 )
-
-// ccName is a congestion control's name as the kernel takes it.
-var ccName = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
 
 func newTuneCmd() *cobra.Command {
 	link := &linkFlags{}
@@ -57,22 +51,16 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 			if onLab == (peer != "") {
 				return errors.New("tune: give --lab or --peer HOST")
 			}
-			if doApply && onLab {
-				return errors.New("--apply: only with --peer (the lab link and its settings are removed at the end)")
-			}
-			if congestion != "" && !ccName.MatchString(congestion) {
-				return fmt.Errorf("-C/--congestion: accepts a congestion control's name, e.g. cubic or bbr (got %q)", congestion)
-			}
-			if persist && !doApply {
-				return errors.New("--persist: only with --apply")
-			}
-			ctx, stdout, errw, done := closedOutput(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
-			defer done()
 			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare, Congestion: congestion}
 			var err error
 			if o.Directions, err = tune.ParseDirections(direction); err != nil {
 				return err
 			}
+			if err := o.Validate(onLab); err != nil {
+				return err
+			}
+			ctx, stdout, errw, done := closedOutput(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			defer done()
 			var env *tune.Setup
 			if onLab {
 				if name == "" {
@@ -105,7 +93,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 					}
 				}
 				ao := applyOptions("", false, false)
-				if err := interruptedRuns(ao); err != nil {
+				if err := tune.Interrupted(ao); err != nil {
 					return err
 				}
 				env = tune.NewPeerEnv(peer, port, ao)
@@ -146,18 +134,4 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 	fs.BoolVarP(&asJSON, "json", "J", false, "print a JSON summary instead of the text report")
 	fs.StringVar(&report, "report", "", "write a self-contained HTML report with charts to FILE.html")
 	return cmd
-}
-
-// interruptedRuns refuses to tune over the trial settings an earlier
-// tune left live when it was killed: its baseline would be them.
-func interruptedRuns(o apply.Options) error {
-	bs, err := apply.Interrupted(o)
-	if err != nil || len(bs) == 0 {
-		return nil
-	}
-	var lines []string
-	for _, b := range bs {
-		lines = append(lines, b.Describe())
-	}
-	return fmt.Errorf("tune: an earlier tune (pid %d) was interrupted and left a trial's settings: %s; undo it first (tcptune rollback ID), then run tune again", bs[0].TrialPID, strings.Join(lines, "; "))
 }

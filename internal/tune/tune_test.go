@@ -590,3 +590,24 @@ func dumpResult(t *testing.T, res *Result) {
 		t.Logf("%s %s R%d W%d f=%.0f r=%.0f %s", c.ID, c.Name, c.RmemMax, c.WmemMax, c.Summary[Forward].Median/1e6, c.Summary[Reverse].Median/1e6, c.Status)
 	}
 }
+
+func TestOptionsValidate(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		lab  bool
+		want string
+	}{
+		{Options{}, true, ""},
+		{Options{Apply: true, Persist: true}, false, ""},
+		{Options{Apply: true}, true, "--apply: only with --peer"},
+		{Options{Persist: true}, false, "--persist: only with --apply"},
+		{Options{Congestion: "Cubic!"}, false, "-C/--congestion: accepts"},
+		{Options{Congestion: "cubic"}, true, ""},
+		{Options{Trials: 1}, true, "--trials: accepts 2 or more"},
+	} {
+		err := c.o.Validate(c.lab)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.want)) {
+			t.Errorf("%+v lab %v: %v, want %q", c.o, c.lab, err, c.want)
+		}
+	}
+}
