@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/testutil"
+	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -134,9 +135,16 @@ func check(t *testing.T, d doc, args []string, udp bool) {
 	}
 	joined := strings.Join(args, " ")
 	if udp {
-		// -b 100M: the receiver sees about 100 Mbit/s.
-		if math.Abs(bps-100e6)/100e6 > 0.15 {
-			t.Errorf("UDP at -b 100M received %.1f Mbit/s", bps/1e6)
+		// -b RATE (100M unless the arguments say otherwise): the
+		// receiver sees about that.
+		want := 100e6
+		for i, a := range args {
+			if a == "-b" && i+1 < len(args) {
+				want, _ = units.ParseRate(args[i+1])
+			}
+		}
+		if math.Abs(bps-want)/want > 0.15 {
+			t.Errorf("UDP at -b %.0fM received %.1f Mbit/s", want/1e6, bps/1e6)
 		}
 		if lp := num(recv, "lost_percent"); lp > 5 {
 			t.Errorf("UDP loss %.1f%% on loopback", lp)
@@ -382,7 +390,8 @@ func TestConcurrentTests(t *testing.T) {
 	bin := testutil.Binary(t)
 	a := testutil.Start(t, bin, "bench", "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "-J")
 	b := testutil.Start(t, ip, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "-J")
-	c := testutil.Start(t, ip, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "-u", "-b", "10M", "-J")
+	udpArgs := []string{"-t", "2", "-u", "-b", "10M"}
+	c := testutil.Start(t, ip, append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-J"}, udpArgs...)...)
 	for name, p := range map[string]*testutil.Proc{"tcptune": a, "iperf3": b, "iperf3 udp": c} {
 		if !p.Wait(30 * time.Second) {
 			t.Fatalf("%s did not finish", name)
@@ -391,7 +400,11 @@ func TestConcurrentTests(t *testing.T) {
 			t.Errorf("%s failed: %s %s", name, p.Stdout.String(), p.Stderr.String())
 			continue
 		}
-		check(t, parseForeign(t, p.Stdout.String()), nil, name == "iperf3 udp" && false)
+		args := []string(nil)
+		if name == "iperf3 udp" {
+			args = udpArgs
+		}
+		check(t, parseForeign(t, p.Stdout.String()), args, name == "iperf3 udp")
 	}
 }
 
