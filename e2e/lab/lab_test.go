@@ -53,15 +53,24 @@ func (l *labT) must(args ...string) string {
 func (l *labT) up(name string, flags ...string) {
 	l.t.Helper()
 	l.run("lab", "down", name) // a leftover of a killed run
-	l.must(append([]string{"lab", "up", name}, flags...)...)
-	l.t.Cleanup(func() { l.run("lab", "down", name) })
+	out := l.must(append([]string{"lab", "up", name}, flags...)...)
+	seed := ""
+	if i := strings.LastIndex(out, "seed "); i >= 0 {
+		seed = strings.Fields(out[i+5:])[0]
+	}
+	l.t.Cleanup(func() {
+		if l.t.Failed() {
+			l.t.Logf("link %s: the relay's loss was seeded with %s (lab up --seed %s repeats it)", name, seed, seed)
+		}
+		l.run("lab", "down", name)
+	})
 }
 
 // serve starts tcptune serve in end b.
 func (l *labT) serve(name string) {
 	l.t.Helper()
-	testutil.Start(l.t, l.bin, "lab", "exec", name, "b", "--", l.bin, "serve", "-i", "0")
-	time.Sleep(300 * time.Millisecond)
+	p := testutil.Start(l.t, l.bin, "lab", "exec", name, "b", "--", l.bin, "serve", "-i", "0")
+	testutil.WaitListeningPID(l.t, p.Cmd.Process.Pid, 5201)
 }
 
 type linkInfo struct {
@@ -136,7 +145,9 @@ func TestLifecycle(t *testing.T) {
 	if err := syscall.Kill(a.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	for end := time.Now().Add(10 * time.Second); l.ls()["tt-life"].Alive && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if l.ls()["tt-life"].Alive {
 		t.Fatal("killed relay reported alive")
 	}

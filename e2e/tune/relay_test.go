@@ -79,8 +79,8 @@ func TestTrialAgainstRelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.Start(t, bin, "lab", "exec", c.Name, "b", "--", bin, "serve", "-p", "5201")
-	time.Sleep(500 * time.Millisecond)
+	srv := testutil.Start(t, bin, "lab", "exec", c.Name, "b", "--", bin, "serve", "-p", "5201")
+	testutil.WaitListeningPID(t, srv.Cmd.Process.Pid, 5201)
 	// End a's send buffer holds about 0.65 × 2 MiB: ≈545 Mbit/s at 20 ms.
 	if out, err := exec.Command("ip", "netns", "exec", st.NSA, "sysctl", "-w", "net.ipv4.tcp_wmem=4096 16384 2097152").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)

@@ -14,6 +14,7 @@ import (
 type linkFlags struct {
 	rate, rtt, loss, queue string
 	mtu                    int
+	seed                   uint64
 }
 
 func (f *linkFlags) register(fs *pflag.FlagSet) {
@@ -22,10 +23,11 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.loss, "loss", "0", "random loss per segment, e.g. 0.01% or 0.0001")
 	fs.StringVar(&f.queue, "queue", "1bdp", "drop-tail queue: a multiple of the BDP (1bdp; at least 256 KB) or bytes (4M)")
 	intVarP(fs, &f.mtu, "mtu", "", 1500, 576, 65000, "bytes", "MTU of the link")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the random loss, to repeat a run (0 = from the clock; lab ls --json shows it)")
 }
 
 func (f *linkFlags) config(name string) (lab.Config, error) {
-	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Loss: f.loss, Queue: f.queue, MTU: f.mtu})
+	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Loss: f.loss, Queue: f.queue, MTU: f.mtu, Seed: f.seed})
 }
 
 func newLabCmd() *cobra.Command {
@@ -64,9 +66,9 @@ func newLabUpCmd() *cobra.Command {
 				return err
 			}
 			m := c.Model()
-			fmt.Fprintf(cmd.OutOrStdout(), "lab %s up: %s (%s) ⇄ %s (%s), %s, RTT %s, loss %g%%, queue %s (BDP %s), MTU %d\n",
+			fmt.Fprintf(cmd.OutOrStdout(), "lab %s up: %s (%s) ⇄ %s (%s), %s, RTT %s, loss %g%%, queue %s (BDP %s), MTU %d, seed %d\n",
 				st.Name, st.NSA, st.AddrA, st.NSB, st.AddrB, units.FormatRateShort(c.Rate), c.RTT, c.Loss*100,
-				units.FormatSize(float64(m.Queue)), units.FormatSize(float64(c.BDP())), c.MTU)
+				units.FormatSize(float64(m.Queue)), units.FormatSize(float64(c.BDP())), c.MTU, st.Seed)
 			fmt.Fprintf(cmd.OutOrStdout(), "try: tcptune lab exec %s b -- tcptune serve &  tcptune lab exec %s a -- tcptune bench -c %s\n", st.Name, st.Name, st.AddrB)
 			return nil
 		},

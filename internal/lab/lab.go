@@ -41,6 +41,9 @@ type Config struct {
 	// made to stay (lab up). A link whose owner is gone was left by a
 	// killed run: lab ls marks it, lab down --orphaned removes it.
 	Owner int `json:"owner,omitempty"`
+	// Seed seeds the relay's random loss, so that a run can be repeated
+	// (lab up --seed); 0 = from the clock, recorded when the link is up.
+	Seed uint64 `json:"seed,omitempty"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9-]{1,12}$`)
@@ -118,12 +121,13 @@ func SubstPeer(argv []string, addr string) []string {
 type Spec struct {
 	Rate, RTT, Loss, Queue string
 	MTU                    int
+	Seed                   uint64
 }
 
 // ParseConfig reads and validates a Spec into a link's Config; errors
 // name the flag and what it accepts.
 func ParseConfig(name string, s Spec) (Config, error) {
-	c := Config{Name: name, MTU: s.MTU}
+	c := Config{Name: name, MTU: s.MTU, Seed: s.Seed}
 	var err error
 	if c.Rate, err = units.ParseRate(s.Rate); err != nil {
 		return c, fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", s.Rate)

@@ -170,6 +170,9 @@ func Up(c Config) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.Seed == 0 {
+		c.Seed = uint64(time.Now().UnixNano()) | 1
+	}
 	st := newState(c, index)
 	for _, ns := range []string{st.NSA, st.NSB} {
 		if ns == st.NSA && st.Hub != "" && (hubInUse(&st) || !nsExists(ns)) {
@@ -551,7 +554,7 @@ func RunRelay(ctx context.Context, name string) error {
 		return err
 	}
 	m := st.Model()
-	r := relay.New(a.File, b.File, m, m, uint64(time.Now().UnixNano()))
+	r := relay.New(a.File, b.File, m, m, st.Seed)
 	go publish(ctx, r, filepath.Join(stateDir(name), "stats.json"))
 	report("ok")
 	err = r.Run(ctx)
