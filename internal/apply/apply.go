@@ -192,6 +192,9 @@ func newID() string {
 // Apply validates, backs up, writes, and on any failure restores.
 func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 	o.defaults()
+	if err := ValidateNetNS(o.NetNS); err != nil {
+		return nil, nil, err
+	}
 	changes, err := Plan(kvs, o)
 	if err != nil || o.DryRun {
 		return nil, changes, err
@@ -355,39 +358,28 @@ func save(dir string, b *Backup) error {
 	if err != nil {
 		return err
 	}
-	p := filepath.Join(dir, b.ID+".json")
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	// Durable before the first write it guards: a power loss must not
+	// leave a persisted change whose backup is empty.
+	return writeFileDurably(filepath.Join(dir, b.ID+".json"), data, 0o600)
 }
 
-// List returns the backups, oldest first.
+// List returns the backups, oldest first (by the time they were made,
+// to the nanosecond, then by ID). The directory and every file in it
+// must belong to the user running tcptune and be writable by no one
+// else, and each file must be a valid backup named by its own ID:
+// otherwise List refuses, naming the path and why (see trust.go).
 func List(o Options) ([]Backup, error) {
 	o.defaults()
-	entries, err := os.ReadDir(o.BackupDir)
+	out, err := readTrusted(o.BackupDir)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
 		return nil, err
 	}
-	var out []Backup
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".json") {
-			continue
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Time.Equal(out[j].Time) {
+			return out[i].Time.Before(out[j].Time)
 		}
-		data, err := os.ReadFile(filepath.Join(o.BackupDir, e.Name()))
-		if err != nil {
-			continue
-		}
-		var b Backup
-		if json.Unmarshal(data, &b) == nil && b.ID != "" {
-			out = append(out, b)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+		return out[i].ID < out[j].ID
+	})
 	return out, nil
 }
 
@@ -432,9 +424,24 @@ func (b Backup) Describe() string {
 }
 
 // Rollback restores backup id (or the newest not yet rolled back for the
-// namespace) and its sysctl.d file.
+// namespace) and its sysctl.d file. It trusts nothing the backup says
+// about itself: keys outside the catalogue need o.Force (the command
+// line's --force, never the file's), every old value is checked as apply
+// checks a request, and the only file it may write is the one --persist
+// writes. A backup already rolled back needs o.Force; so does a key whose
+// live value is no longer what apply wrote (someone changed it since:
+// rollback names old → live → restore and writes nothing). It writes as
+// --persist does: temporary file, fsync, rename, fsync of the directory.
 func Rollback(id string, o Options) (*Backup, error) {
 	o.defaults()
+	if id != "" {
+		if err := ValidateID(id); err != nil {
+			return nil, err
+		}
+	}
+	if err := ValidateNetNS(o.NetNS); err != nil {
+		return nil, err
+	}
 	all, err := List(o)
 	if err != nil {
 		return nil, err
@@ -453,17 +460,26 @@ func Rollback(id string, o Options) (*Backup, error) {
 		}
 		return nil, fmt.Errorf("no backup to roll back for namespace %q (tcptune rollback --list)", o.NetNS)
 	}
-	// A backup file is input like any other: every key and old value is
-	// checked as apply checks a request, and the only file it may name
-	// is the one --persist writes, before anything is written.
+	if b.State == "rolled-back" && !o.Force {
+		return b, fmt.Errorf("rollback %s: already rolled back; --force restores its old values again", b.ID)
+	}
 	if b.PersistFile != "" && filepath.Clean(b.PersistFile) != o.PersistFile() {
 		return b, fmt.Errorf("rollback %s: the backup names %q; apply only writes %s", b.ID, b.PersistFile, o.PersistFile())
 	}
 	err = nsx.Do(b.NetNS, func() error {
+		var drift []string
 		for _, c := range b.Changes {
-			if _, err := check(o.fs(), KV{Key: c.Key, Value: c.Old}, b.Forced); err != nil {
+			if _, err := check(o.fs(), KV{Key: c.Key, Value: c.Old}, o.Force); err != nil {
 				return fmt.Errorf("backup %s: %v", b.ID, err)
 			}
+			// live = old: never written (an apply killed half-way), nothing
+			// to undo there; live = new: what apply wrote; else someone's.
+			if live, err := o.fs().Get(c.Key); err == nil && norm(live) != norm(c.New) && norm(live) != norm(c.Old) && b.State == "applied" {
+				drift = append(drift, fmt.Sprintf("%s: old %s → live %s (apply wrote %s) → restore %s", c.Key, c.Old, norm(live), c.New, c.Old))
+			}
+		}
+		if len(drift) > 0 && !o.Force {
+			return fmt.Errorf("changed since backup %s was applied, left alone (--force restores anyway): %s", b.ID, strings.Join(drift, "; "))
 		}
 		return restore(o.fs(), b.Changes)
 	})
@@ -475,13 +491,15 @@ func Rollback(id string, o Options) (*Backup, error) {
 			if err := os.Remove(b.PersistFile); err != nil && !os.IsNotExist(err) {
 				return b, err
 			}
-		} else if err := os.WriteFile(b.PersistFile, []byte(*b.PersistOld), 0o644); err != nil {
+		} else if err := writeFileDurably(b.PersistFile, []byte(*b.PersistOld), 0o644); err != nil {
 			return b, err
 		}
 	}
 	b.State = "rolled-back"
 	return b, save(o.BackupDir, b)
 }
+
+func norm(v string) string { return strings.Join(strings.Fields(v), " ") }
 
 // Split validates kvs in the target namespace without writing anything and
 // separates the keys that can be applied there from those that cannot,

@@ -158,6 +158,13 @@ func newApplyCmd() *cobra.Command {
 			}
 			o := applyOptions(netns, persist, dry)
 			o.Force = force
+			if !dry {
+				unlock, err := apply.Lock(o)
+				if err != nil {
+					return err
+				}
+				defer unlock()
+			}
 			b, changes, err := apply.Apply(kvs, o)
 			w := cmd.OutOrStdout()
 			if asJSON && err == nil {
@@ -194,9 +201,9 @@ func newApplyCmd() *cobra.Command {
 
 func newRollbackCmd() *cobra.Command {
 	var netns string
-	var list, asJSON bool
+	var list, asJSON, force bool
 	cmd := &cobra.Command{
-		Use:   "rollback [ID] [--netns NS] [--json] | --list [--json]",
+		Use:   "rollback [ID] [--netns NS] [--force] [--json] | --list [--json]",
 		Short: "Restore the values a tcptune apply replaced (Linux)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -219,6 +226,12 @@ func newRollbackCmd() *cobra.Command {
 			if len(args) == 1 {
 				id = args[0]
 			}
+			o.Force = force
+			unlock, err := apply.Lock(o)
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			b, err := apply.Rollback(id, o)
 			if err != nil {
 				return err
@@ -235,6 +248,7 @@ func newRollbackCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&netns, "netns", "", "the namespace whose latest backup to restore")
 	cmd.Flags().BoolVar(&list, "list", false, "list backups")
+	cmd.Flags().BoolVar(&force, "force", false, "restore keys outside the catalogue, a backup already rolled back, or values changed since apply wrote them")
 	cmd.Flags().BoolVarP(&asJSON, "json", "J", false, "print JSON: what was restored, or with --list the backups")
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/tune"
 	"github.com/tcptune/tcptune/internal/units"
 )
@@ -93,6 +94,11 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 					}
 				}
 				ao := applyOptions("", false, false)
+				unlock, err := apply.Lock(ao)
+				if err != nil {
+					return err
+				}
+				defer unlock()
 				if err := tune.Interrupted(ao); err != nil {
 					return err
 				}
