@@ -441,3 +441,32 @@ func TestStar(t *testing.T) {
 		t.Fatalf("the hub outlived its links:\n%s", nsList())
 	}
 }
+
+// The first run on a fresh machine, where /run/netns does not exist yet,
+// in a mount namespace of its own with an empty /run: an "ip netns add"
+// made after a lab link is up (iproute2 then turns /run/netns into a
+// mount point) must not leave the link's namespaces behind when it goes
+// down. They were: "Peer netns reference is invalid" from ip netns list,
+// and the files undeletable. Broken by removing sharedNetnsDir's call,
+// this test fails with both namespaces left.
+func TestFirstRunLeavesNoNamespaces(t *testing.T) {
+	l := newLab(t)
+	script := `set -e
+mount --make-rprivate /
+mount -t tmpfs tcptune-test /run
+trap '"$0" lab down --all >/dev/null 2>&1 || true' EXIT
+"$0" lab up tt-first --rate 100mbit --rtt 10ms >/dev/null
+ip netns add tt-first-other
+"$0" lab down tt-first >/dev/null
+ip netns del tt-first-other
+echo "left: $(ls /run/netns | tr '\n' ' ')"
+ip netns list 2>&1
+`
+	out, err := exec.Command("unshare", "-m", "sh", "-c", script, l.bin).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "left:" {
+		t.Fatalf("after lab down in a fresh /run:\n%s", got)
+	}
+}

@@ -643,8 +643,41 @@ func joinHub(st *State) error {
 	return nil
 }
 
+// netnsDir is where named network namespaces are bound, as iproute2
+// keeps them.
+const netnsDir = "/run/netns"
+
+// sharedNetnsDir makes /run/netns a mount point with shared propagation,
+// as "ip netns add" does before its first namespace. Without it, a later
+// "ip netns add" turns the plain directory into a mount point by binding
+// it onto itself: the namespaces bound there before are copied into the
+// new mount, and unmounting the visible copy (lab down) leaves the other
+// one pinning the namespace, its file undeletable ("Peer netns reference
+// is invalid"). That was the first run's leak on a fresh machine, where
+// /run/netns did not exist yet.
+func sharedNetnsDir() error {
+	if err := os.MkdirAll(netnsDir, 0o755); err != nil {
+		return err
+	}
+	for made := false; ; made = true {
+		err := unix.Mount("", netnsDir, "none", unix.MS_SHARED|unix.MS_REC, "")
+		if err == nil {
+			return nil
+		}
+		if err != unix.EINVAL || made {
+			return fmt.Errorf("make %s a shared mount point: %w", netnsDir, err)
+		}
+		if err := unix.Mount(netnsDir, netnsDir, "none", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("make %s a mount point: %w", netnsDir, err)
+		}
+	}
+}
+
 // newNamespace creates a named namespace without leaving this thread in it.
 func newNamespace(name string) (netns.NsHandle, error) {
+	if err := sharedNetnsDir(); err != nil {
+		return 0, err
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	orig, err := netns.Get()
