@@ -548,9 +548,7 @@ func TestSignalsEndCleanly(t *testing.T) {
 // pin the whole server, and every other test with it; the server warns
 // and runs the test unpinned.
 func TestServerAffinityRefused(t *testing.T) {
-	if runtime.NumCPU() < 2 {
-		t.Skip("needs two CPUs to see a pin")
-	}
+	testutil.Need(t, runtime.NumCPU() >= 2, "needs two CPUs to see a pin")
 	ip := testutil.NeedIperf3Newest(t)
 	port, srv := startTcptuneServer(t)
 	allowed := func() string {
