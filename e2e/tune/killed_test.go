@@ -49,7 +49,7 @@ func TestTunePeerKilled(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	before := p.sysctl("net.ipv4.tcp_wmem")
-	cmd := exec.Command(p.bin, "lab", "exec", "tt-tkill", "a", "--", "sh", "-c", `exec "$0" tune --peer "$TCPTUNE_PEER" --direction forward --trials 2 --time 1`, p.bin)
+	cmd := exec.Command(p.bin, "lab", "exec", "tt-tkill", "a", "--", "sh", "-c", `exec "$0" tune --peer "$TCPTUNE_PEER" --rate 1gbit --direction forward --trials 2 --time 1`, p.bin)
 	cmd.Env = append(os.Environ(), "TCPTUNE_STATE_DIR="+p.stateDir)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -143,5 +143,46 @@ func TestTuneLabKilled(t *testing.T) {
 	}
 	if _, err := os.Stat(lab.StateDir("tt-tkl")); !os.IsNotExist(err) {
 		t.Errorf("state left: %v", err)
+	}
+}
+
+// tune --peer ended by INT, TERM or HUP while a candidate is live
+// restores the starting values and discards the trial's backup. (The
+// signal test of --lab signals before any candidate; this one after.)
+func TestTunePeerSignalledMidTrial(t *testing.T) {
+	p := newPeerLab(t, "tt-tsigp", testutil.Binary(t), "serve", "-p", "5201")
+	if out, err := exec.Command("ip", "netns", "exec", p.ns, "sysctl", "-w", "net.ipv4.tcp_wmem=4096 16384 4194304").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	before := p.sysctl("net.ipv4.tcp_wmem")
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		cmd := exec.Command(p.bin, "lab", "exec", "tt-tsigp", "a", "--", "sh", "-c", `exec "$0" tune --peer "$TCPTUNE_PEER" --rate 1gbit --direction forward --trials 2 --time 1`, p.bin)
+		cmd.Env = append(os.Environ(), "TCPTUNE_STATE_DIR="+p.stateDir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitTrial(t, filepath.Join(p.stateDir, "backups"), cmd)
+		for end := time.Now().Add(10 * time.Second); p.sysctl("net.ipv4.tcp_wmem") == before && time.Now().Before(end); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if p.sysctl("net.ipv4.tcp_wmem") == before {
+			t.Fatalf("%v: the trial's value never went live", sig)
+		}
+		cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("%v: tune did not end", sig)
+		}
+		if got := p.sysctl("net.ipv4.tcp_wmem"); got != before {
+			t.Errorf("%v: tcp_wmem left at %q, was %q", sig, got, before)
+		}
+		if files, _ := filepath.Glob(filepath.Join(p.stateDir, "backups", "*.json")); len(files) != 0 {
+			t.Errorf("%v: backups left: %v", sig, files)
+		}
 	}
 }
