@@ -408,7 +408,7 @@ func (s *session) createStreams(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamConnect), unwrapOp(err))
 			}
-			if err := udpHandshake(c); err != nil {
+			if err := udpHandshake(c, s.ctrl, s.resendEvery()); err != nil {
 				c.Close()
 				return err
 			}
@@ -442,24 +442,62 @@ func (s *session) createStreams(ctx context.Context) error {
 	return nil
 }
 
-// udpHandshake sends iperf3's UDP hello and waits for the reply.
-func udpHandshake(c net.Conn) error {
-	if _, err := c.Write(engine.UDPConnectMsg); err != nil {
-		return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamWrite), err)
-	}
-	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+// udpHandshake sends iperf3's UDP hello and waits for the reply,
+// sending it again every interval (doubling, at most a second) for up to
+// 30 s: on a lossy path the hello or the reply is lost. A tcptune server
+// answers a repeated hello; a stock iperf3 does not, but when its reply
+// was lost it has moved on, and the control connection says so (the
+// next state is waiting there): that is taken as the reply. In -R an
+// early data datagram also shows the hello arrived.
+func udpHandshake(c, ctrl net.Conn, interval time.Duration) error {
+	deadline := time.Now().Add(30 * time.Second)
 	defer c.SetReadDeadline(time.Time{})
 	buf := make([]byte, 65536)
-	for tries := 0; tries < 3; tries++ { // tolerate early data datagrams in -R
+	for {
+		if _, err := c.Write(engine.UDPConnectMsg); err != nil {
+			return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamWrite), err)
+		}
+		next := time.Now().Add(interval)
+		if next.After(deadline) {
+			next = deadline
+		}
+		c.SetReadDeadline(next)
 		n, err := c.Read(buf)
-		if err != nil {
+		switch {
+		case err == nil && engine.IsUDPReply(buf[:n]):
+			return nil
+		case err == nil && n > 4:
+			return nil // a data datagram (-R): the server has the stream
+		case err == nil:
+			continue // a stray datagram: ask again
+		}
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
 			return fmt.Errorf("%w: no UDP connect reply: %v", wire.Errorf(wire.IEStreamRead), unwrapOp(err))
 		}
-		if engine.IsUDPReply(buf[:n]) {
+		if pending(ctrl) {
 			return nil
 		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("%w: no UDP connect reply within 30 s", wire.Errorf(wire.IEStreamRead))
+		}
+		interval = min(2*interval, time.Second)
 	}
-	return fmt.Errorf("%w: bad UDP connect reply", wire.Errorf(wire.IEStreamRead))
+}
+
+// resendEvery is how long to wait for a UDP connect reply before sending
+// the hello again: about one and a half round trips of the control
+// connection (tcpi_rtt), within 20 ms .. 1 s.
+func (s *session) resendEvery() time.Duration {
+	d := 250 * time.Millisecond
+	if sc, ok := s.ctrl.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			if ti, err := sockopt.ReadTCPInfo(rc); err == nil && ti.RTT > 0 {
+				d = time.Duration(ti.RTT) * time.Microsecond * 3 / 2
+			}
+		}
+	}
+	return min(max(d, 20*time.Millisecond), time.Second)
 }
 
 func (s *session) describe(streams []*engine.Stream, blk int) {

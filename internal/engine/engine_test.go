@@ -3,9 +3,10 @@ package engine
 import (
 	"encoding/binary"
 	"math"
-	"net"
 	"testing"
 	"time"
+
+	"github.com/tcptune/tcptune/internal/testutil"
 )
 
 func datagram(seq uint32, sec, usec uint32) []byte {
@@ -85,18 +86,7 @@ func TestLimit(t *testing.T) {
 // TestLoopbackTest runs the data phase over a real loopback TCP pair
 // with an omitted first period, and checks the accounting.
 func TestLoopbackTest(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	acc := make(chan net.Conn, 1)
-	go func() { c, _ := ln.Accept(); acc <- c }()
-	cc, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := <-acc
+	cc, sc := testutil.TCPPair(t)
 	var ivs []Interval
 	send := NewTest(Config{BlockLen: 64 << 10, Interval: 200 * time.Millisecond, Omit: 300 * time.Millisecond,
 		Rate: 200e6, OnInterval: func(iv Interval) { ivs = append(ivs, iv) }}, []*Stream{NewTCPStream(1, cc, true)})

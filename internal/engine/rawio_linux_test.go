@@ -3,28 +3,13 @@
 package engine
 
 import (
-	"net"
 	"os"
 	"strings"
 	"testing"
 	"time"
-)
 
-func tcpPair(t *testing.T) (client, server net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	acc := make(chan net.Conn, 1)
-	go func() { c, _ := ln.Accept(); acc <- c }()
-	cc, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cc, <-acc
-}
+	"github.com/tcptune/tcptune/internal/testutil"
+)
 
 func openFDs(t *testing.T) int {
 	t.Helper()
@@ -40,7 +25,7 @@ func openFDs(t *testing.T) int {
 // nothing, at once and within the sleep bound respectively.
 func TestRawStopWakesBlockedStreams(t *testing.T) {
 	before := openFDs(t)
-	cc, sc := tcpPair(t)
+	cc, sc := testutil.TCPPair(t)
 	rx := NewTCPStream(1, sc, false)
 	tx := NewTCPStream(1, cc, true)
 	if rx.raw == nil || tx.raw == nil || rx.Conn() != nil {
@@ -86,7 +71,7 @@ func TestRawStopWakesBlockedStreams(t *testing.T) {
 func TestRawZeroCopyAndSkipRxCopy(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	cc, sc := tcpPair(t)
+	cc, sc := testutil.TCPPair(t)
 	tx := NewTCPStream(1, cc, true)
 	rx := NewTCPStream(1, sc, false)
 	limit := NewLimit(64<<20, 0, 128<<10)

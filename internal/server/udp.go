@@ -132,7 +132,12 @@ func (m *udpMux) loop(pc *net.UDPConn) {
 		r := m.streams[key]
 		m.mu.Unlock()
 		if r != nil {
-			if !r.s.Sender {
+			switch {
+			case n == 4 && engine.IsUDPConnect(buf[:4]):
+				// A repeated hello: our reply was lost on the way. (No
+				// data datagram is 4 bytes long.)
+				pc.WriteToUDP(engine.UDPConnectReply, addr)
+			case !r.s.Sender:
 				r.s.Feed(buf[:n], r.test.Epoch(), r.udp64)
 			}
 			continue

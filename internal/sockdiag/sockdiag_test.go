@@ -1,10 +1,11 @@
 package sockdiag
 
 import (
-	"net"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/tcptune/tcptune/internal/testutil"
 )
 
 // A loopback connection whose receiver does not read shows up with its
@@ -13,20 +14,7 @@ func TestDumpLive(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("sock_diag is Linux's")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() { c, _ := ln.Accept(); accepted <- c }()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	srv := <-accepted
-	defer srv.Close()
+	c, srv := testutil.TCPPair(t)
 	if _, err := c.Write(make([]byte, 100000)); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +25,7 @@ func TestDumpLive(t *testing.T) {
 	}
 	var found bool
 	for _, s := range socks {
-		if s.Local.String() != ln.Addr().String() || s.Remote.String() != c.LocalAddr().String() {
+		if s.Local.String() != srv.LocalAddr().String() || s.Remote.String() != c.LocalAddr().String() {
 			continue
 		}
 		found = true
@@ -49,6 +37,6 @@ func TestDumpLive(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("the receiving socket %s is not among %d sockets", ln.Addr(), len(socks))
+		t.Errorf("the receiving socket %s is not among %d sockets", srv.LocalAddr(), len(socks))
 	}
 }

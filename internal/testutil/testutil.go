@@ -159,6 +159,29 @@ func WaitListening(t testing.TB, port int) {
 	t.Fatalf("nothing listens on port %d", port)
 }
 
+// TCPPair is a connected loopback TCP pair, closed when the test ends.
+func TCPPair(t testing.TB) (client, server net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan net.Conn, 1)
+	go func() { c, _ := ln.Accept(); acc <- c }()
+	cc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := <-acc
+	if sc == nil {
+		cc.Close()
+		t.Fatal("accept failed")
+	}
+	t.Cleanup(func() { cc.Close(); sc.Close() })
+	return cc, sc
+}
+
 // WaitListeningPID waits until process pid listens on TCP port, read
 // from /proc/PID/net/tcp{,6}: the view of the process's own network
 // namespace, and no connection that a server would log as an error.
