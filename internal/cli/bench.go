@@ -20,6 +20,7 @@ import (
 // benchFlags are iperf3's client flags, with iperf3's letters.
 type benchFlags struct {
 	auth           authFlags
+	compat         compatFlags
 	host           string
 	port           int
 	time           int
@@ -103,6 +104,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.Lookup("cntl-ka").NoOptDefVal = " "
 	f.auth.registerClient(fs)
 	f.auth.registerPadding(fs)
+	f.compat.register(fs)
 }
 
 // options validates the flags together and builds client options.
@@ -209,6 +211,9 @@ func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := f.compat.apply(&o, cmd.ErrOrStderr()); err != nil {
+		return err
+	}
 	if o.Auth, err = f.auth.credentials(cmd); err != nil {
 		return err
 	}
@@ -218,8 +223,12 @@ func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
 		}
 	}
 	out := cmd.OutOrStdout()
-	if f.title != "" && f.mode() == report.Text {
-		out = &report.PrefixWriter{W: out, Prefix: f.title + ":  "}
+	if (f.title != "" || f.compat.timestamps != "") && f.mode() == report.Text {
+		pw := &report.PrefixWriter{W: out, Stamp: f.compat.timestamps}
+		if f.title != "" {
+			pw.Prefix = f.title + ":  "
+		}
+		out = pw
 	}
 	return bench(ctx, o, f.mode(), f.repeat, out)
 }

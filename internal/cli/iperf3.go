@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/daemon"
+	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/server"
 	"github.com/tcptune/tcptune/internal/version"
 )
@@ -15,6 +16,8 @@ import (
 type iperf3Flags struct {
 	version, daemon, forceFlush bool
 	logfile, pidfile            string
+	serverLimit                 string
+	idleTimeout                 int
 }
 
 // newIperf3Cmd is the drop-in: iperf3's command line (-s, or -c HOST),
@@ -65,6 +68,15 @@ func newIperf3Cmd(args []string) *cobra.Command {
 			case serverMode && b.host != "":
 				return errors.New("-s and -c: choose one")
 			case serverMode:
+				if pf.serverLimit != "" {
+					return errors.New("--server-bitrate-limit: not supported by tcptune (its limits are --max-tests and --server-max-duration)")
+				}
+				if pf.idleTimeout > 0 {
+					fmt.Fprintln(cmd.ErrOrStderr(), "warning: --idle-timeout: not supported by tcptune (every network read has its own deadline); ignored")
+				}
+				if b.compat.timestamps != "" && !b.json {
+					cmd.SetOut(&report.PrefixWriter{W: cmd.OutOrStdout(), Stamp: b.compat.timestamps})
+				}
 				s.port, s.bind, s.json, s.interval, s.format = b.port, b.bind, b.json, b.interval, b.format
 				s.auth.pkcs1 = b.auth.pkcs1
 				o, err := s.options(cmd)
@@ -92,6 +104,8 @@ func newIperf3Cmd(args []string) *cobra.Command {
 	fs.BoolVarP(&pf.daemon, "daemon", "D", false, "run the server in the background as a daemon ("+runtime.GOOS+": "+daemonSupport()+")")
 	fs.StringVar(&pf.logfile, "logfile", "", "send output (and errors) to this file, appending")
 	fs.StringVarP(&pf.pidfile, "pidfile", "I", "", "write the process ID to this file while running")
+	fs.StringVar(&pf.serverLimit, "server-bitrate-limit", "", "server's total bit rate limit (not supported by tcptune)")
+	intVarP(fs, &pf.idleTimeout, "idle-timeout", "", 0, 0, 86400, "seconds", "restart an idle server after this many seconds (accepted with a warning: every read has its own deadline)")
 	fs.BoolVar(&pf.forceFlush, "forceflush", false, "flush output at every interval (tcptune never buffers output, so always)")
 	cmd.SetFlagErrorFunc(flagError)
 	return cmd

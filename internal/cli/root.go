@@ -78,7 +78,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	} else {
 		cmd = NewRoot()
 	}
-	cmd.SetArgs(args[1:])
+	// Long options may be given as unambiguous prefixes (--bid), as
+	// getopt_long allows iperf3's users.
+	target := cmd
+	if c, _, err := cmd.Find(args[1:]); err == nil && c != nil {
+		target = c
+	}
+	rest, err := expandPrefixes(target.Flags(), args[1:])
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: error - %v\n", name, err)
+		return 1
+	}
+	cmd.SetArgs(rest)
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	if err := cmd.ExecuteContext(ctx); err != nil {

@@ -52,6 +52,11 @@ type Options struct {
 	// Auth, when set, signs the test in to a server that requires it
 	// (--username, --rsa-public-key-path).
 	Auth *auth.Credentials
+	// Device binds every socket to a network interface (--bind-dev,
+	// Linux); SndTimeout is the data sockets' TCP_USER_TIMEOUT in ms
+	// (--snd-timeout, Linux).
+	Device     string
+	SndTimeout int
 }
 
 // Outcome is what a finished test produced.
@@ -137,6 +142,9 @@ func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
 	d := net.Dialer{Timeout: o.ctrlTimeout()}
 	if o.Bind != "" {
 		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(o.Bind)}
+	}
+	if o.Device != "" {
+		d.Control = func(_, _ string, c syscall.RawConn) error { return bindDevice(c, o.Device) }
 	}
 	pr.Textf("Connecting to host %s, port %d", o.Host, o.Port)
 	ctrl, err := d.DialContext(ctx, o.network("tcp"), addr)
@@ -344,9 +352,18 @@ func (s *session) explainRefusal(err error, paramsPending bool) error {
 	return fmt.Errorf("%w (the server ended the test on reading the parameters; a server that requires authentication does so: see --username)", err)
 }
 
+// bindDevice binds a socket to dev (--bind-dev): its failure ends the
+// test, since traffic would leave by another interface.
+func bindDevice(c syscall.RawConn, dev string) error {
+	if err := sockopt.SetDevice(c, dev); err != nil {
+		return fmt.Errorf("--bind-dev %s: %w", dev, err)
+	}
+	return nil
+}
+
 // sockOptions are the options for data sockets, set before connect.
 func (s *session) sockOptions() sockopt.Options {
-	return sockopt.Options{Window: s.params.Window, MSS: s.params.MSS, Congestion: s.params.Congestion, TOS: s.params.TOS, FQRate: s.params.FQRate, DontFrag: s.params.DontFragment}
+	return sockopt.Options{Window: s.params.Window, MSS: s.params.MSS, Congestion: s.params.Congestion, TOS: s.params.TOS, FQRate: s.params.FQRate, DontFrag: s.params.DontFragment, UserTimeout: s.o.SndTimeout}
 }
 
 func (s *session) dataDialer(i int) *net.Dialer {
@@ -373,6 +390,11 @@ func (s *session) dataDialer(i int) *net.Dialer {
 		}
 	}
 	d.Control = func(network, address string, c syscall.RawConn) error {
+		if s.o.Device != "" {
+			if err := bindDevice(c, s.o.Device); err != nil {
+				return err
+			}
+		}
 		if err := opts.Apply(c, ipv6 || sockopt.IsIPv6(address)); err != nil {
 			warnf(s.pr, "warning: %v", err)
 		}

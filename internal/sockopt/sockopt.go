@@ -27,6 +27,8 @@ type Options struct {
 	TOS        int    // IP_TOS / IPV6_TCLASS; 0 = default
 	FQRate     int64  // SO_MAX_PACING_RATE in bit/s; 0 = none
 	DontFrag   bool
+	// UserTimeout is TCP_USER_TIMEOUT in ms (--snd-timeout); 0 = none.
+	UserTimeout int
 }
 
 // Apply sets o on the socket behind rc. Errors name the option.
@@ -60,6 +62,11 @@ func (o Options) Apply(rc syscall.RawConn, ipv6 bool) error {
 	if o.DontFrag {
 		if err := SetDontFragment(rc, ipv6); err != nil {
 			errs = append(errs, fmt.Errorf("don't-fragment: %w", err))
+		}
+	}
+	if o.UserTimeout > 0 {
+		if err := SetUserTimeout(rc, o.UserTimeout); err != nil {
+			errs = append(errs, fmt.Errorf("TCP_USER_TIMEOUT %d ms: %w", o.UserTimeout, err))
 		}
 	}
 	return errors.Join(errs...)

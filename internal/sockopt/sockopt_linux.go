@@ -73,3 +73,20 @@ func FromKernel(ti *unix.TCPInfo) *TCPInfo {
 
 // HasTCPInfo reports whether ReadTCPInfo works on this OS.
 const HasTCPInfo = true
+
+// SetDevice binds the socket to a network interface (SO_BINDTODEVICE,
+// iperf3's --bind-dev).
+func SetDevice(rc syscall.RawConn, dev string) error {
+	return control(rc, func(fd uintptr) error {
+		return unix.SetsockoptString(int(fd), unix.SOL_SOCKET, unix.SO_BINDTODEVICE, dev)
+	})
+}
+
+// SetUserTimeout sets TCP_USER_TIMEOUT in milliseconds: how long sent
+// data may stay unacknowledged before the connection is dropped
+// (iperf3's --snd-timeout).
+func SetUserTimeout(rc syscall.RawConn, ms int) error {
+	return control(rc, func(fd uintptr) error {
+		return unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, ms)
+	})
+}

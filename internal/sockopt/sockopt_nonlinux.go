@@ -21,3 +21,9 @@ func ReadTCPInfo(rc syscall.RawConn) (*TCPInfo, error) { return nil, ErrUnsuppor
 
 // HasTCPInfo reports whether ReadTCPInfo works on this OS.
 const HasTCPInfo = false
+
+// SetDevice is Linux's SO_BINDTODEVICE.
+func SetDevice(rc syscall.RawConn, dev string) error { return ErrUnsupported }
+
+// SetUserTimeout is Linux's TCP_USER_TIMEOUT.
+func SetUserTimeout(rc syscall.RawConn, ms int) error { return ErrUnsupported }
