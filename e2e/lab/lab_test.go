@@ -508,3 +508,28 @@ func TestUDPHandshakeUnderLoss(t *testing.T) {
 		p.Wait(5 * time.Second)
 	}
 }
+
+// iperf3 3.22 with 16 streams over a 600 ms satellite path: the client
+// connects them one after another (≈ 10 s), and tcptune serve's set-up
+// deadline follows the control connection's RTT. Before, the deadline
+// was 5 s + 250 ms per stream and the test failed with "unable to accept
+// stream connection", where iperf3's own server serves it.
+func TestSatelliteManyStreams(t *testing.T) {
+	l := newLab(t)
+	const name = "tt-sat"
+	l.up(name, "--rate", "100mbit", "--rtt", "600ms")
+	l.serve(name)
+	addr := l.ls()[name].AddrB
+	iperf3 := testutil.NeedIperf3Newest(t)
+	out, errOut, err := testutil.Run(t, 2*time.Minute, l.bin, "lab", "exec", name, "a", "--", iperf3, "-c", addr, "-P", "16", "-t", "2", "-J")
+	if err != nil {
+		t.Fatalf("iperf3 -P 16 over 600 ms: %v\n%.2000s\n%s", err, out, errOut)
+	}
+	var d map[string]any
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("%v\n%.1000s", err, out)
+	}
+	if s, _ := d["end"].(map[string]any)["streams"].([]any); len(s) != 16 {
+		t.Errorf("%d streams in the result", len(s))
+	}
+}

@@ -74,7 +74,8 @@ const (
 	maxPending       = 256                    // connections that have not yet sent a cookie
 	handshakeTimeout = 10 * time.Second       // to send the cookie
 	setupTimeout     = 5 * time.Second        // from the cookie to the parameters
-	perStreamSetup   = 250 * time.Millisecond // and then for each data stream
+	perStreamSetup   = 250 * time.Millisecond // and then for each data stream, plus 2 RTTs
+	maxStreamSetup   = 90 * time.Second       // the most any test's streams may take
 	resultsTimeout   = 30 * time.Second
 )
 

@@ -412,3 +412,24 @@ func TestMaxDurationEndsByteTests(t *testing.T) {
 		t.Errorf("not ended at the maximum duration: %v\n%s", err, logs.String())
 	}
 }
+
+// The streams' set-up deadline follows the path: 16 streams over a
+// 600 ms satellite path get about 24 s, 32 over 300 ms about 32 s, a
+// LAN stays near the set-up timeout, and nothing passes the cap.
+func TestStreamSetupFollowsTheRTT(t *testing.T) {
+	base := 5 * time.Second
+	for _, c := range []struct {
+		n      int
+		rtt    time.Duration
+		lo, hi time.Duration
+	}{
+		{1, 0, 5 * time.Second, 6 * time.Second},
+		{16, 600 * time.Millisecond, 20 * time.Second, 30 * time.Second},
+		{32, 300 * time.Millisecond, 25 * time.Second, 40 * time.Second},
+		{128, 2 * time.Second, maxStreamSetup, maxStreamSetup},
+	} {
+		if d := streamSetup(base, c.n, c.rtt); d < c.lo || d > c.hi {
+			t.Errorf("%d streams at %v: %v, want %v..%v", c.n, c.rtt, d, c.lo, c.hi)
+		}
+	}
+}

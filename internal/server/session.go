@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/engine"
@@ -210,9 +211,36 @@ func streamID(i int) int {
 	return i + 2
 }
 
+// streamSetup is how long a test's n streams may take to arrive: the
+// set-up timeout, then per stream 250 ms and two round trips of the
+// control connection (its tcpi_rtt: a client connects them one after
+// another, each a connect and a cookie, or a UDP hello and its reply),
+// within maxStreamSetup. A 16-stream test over a 600 ms satellite path
+// needs about 20 s; a silent holder is still ended.
+func streamSetup(base time.Duration, n int, rtt time.Duration) time.Duration {
+	return min(base+time.Duration(n)*(perStreamSetup+2*rtt), maxStreamSetup)
+}
+
+// ctrlRTT is the control connection's smoothed RTT (0 when unknown).
+func (t *session) ctrlRTT() time.Duration {
+	sc, ok := t.ctrl.(syscall.Conn)
+	if !ok {
+		return 0
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	ti, err := sockopt.ReadTCPInfo(rc)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(ti.RTT) * time.Microsecond
+}
+
 func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
 	n := t.expected()
-	deadline := time.NewTimer(t.srv.o.SetupTimeout + time.Duration(n)*perStreamSetup)
+	deadline := time.NewTimer(streamSetup(t.srv.o.SetupTimeout, n, t.ctrlRTT()))
 	defer deadline.Stop()
 	var streams []*engine.Stream
 	if t.params.UDP {
