@@ -48,12 +48,24 @@ type Stream struct {
 // NewTCPStream wraps a connected TCP socket. On Linux the stream takes
 // the socket over (c is closed; the connection is not): see rawio_linux.go.
 func NewTCPStream(id int, c net.Conn, sender bool) *Stream {
-	if raw, err := detach(c); err == nil {
-		s := &Stream{ID: id, Sender: sender, raw: raw, rc: raw, Local: c.LocalAddr(), Remote: c.RemoteAddr()}
-		raw.Control(func(fd uintptr) { s.Socket = int(fd) })
-		return s
-	}
 	return newStream(id, c, sender)
+}
+
+// goRaw moves a TCP stream to the raw path (its socket detached from
+// the netpoller, rawio_linux.go); where that fails, or elsewhere, it
+// stays on net.Conn. Test.Start calls it for the streams the thread
+// budget grants, before any loop runs.
+func (s *Stream) goRaw() bool {
+	if s.UDP || s.raw != nil || s.conn == nil {
+		return false
+	}
+	raw, err := detach(s.conn)
+	if err != nil {
+		return false
+	}
+	s.raw, s.rc, s.conn = raw, raw, nil
+	raw.Control(func(fd uintptr) { s.Socket = int(fd) })
+	return true
 }
 
 func newStream(id int, c net.Conn, sender bool) *Stream {

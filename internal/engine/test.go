@@ -162,17 +162,22 @@ func (t *Test) Start() {
 	}
 	rc := runConfig{blockLen: t.cfg.BlockLen, rate: t.cfg.Rate, zeroCopy: t.cfg.ZeroCopy, skipRxCopy: t.cfg.SkipRxCopy,
 		counter: t.cfg.Limit, stop: &t.stop, udp64: t.cfg.UDP64, epoch: t.epoch}
-	raw := 0
+	tcp := 0
 	for _, s := range t.Streams {
-		if s.raw != nil {
-			raw++
+		if !s.UDP && s.conn != nil {
+			tcp++
 		}
 	}
 	procs := t.cfg.Procs
 	if procs == nil {
 		procs = NewProcs()
 	}
-	release := procs.Reserve(raw)
+	granted, release := procs.Reserve(tcp)
+	for _, s := range t.Streams {
+		if granted > 0 && s.goRaw() {
+			granted--
+		}
+	}
 	for _, s := range t.Streams {
 		t.wg.Add(1)
 		go func(s *Stream) {

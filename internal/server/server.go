@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/auth"
+	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/sysctl"
 	"github.com/tcptune/tcptune/internal/wire"
@@ -26,11 +27,15 @@ import (
 
 // Options configure a server.
 type Options struct {
-	Bind        string // -B
-	Port        int    // -p
-	OneOff      bool   // -1
-	MaxTests    int    // --max-tests
-	MaxDuration int    // --server-max-duration, seconds (0 = none): refused longer, ended at it
+	Bind     string // -B
+	Port     int    // -p
+	OneOff   bool   // -1
+	MaxTests int    // --max-tests
+	// MaxRawStreams bounds the streams that hold an OS thread each,
+	// across all tests (0 = engine.DefaultMaxRaw); the rest use the
+	// netpoller. See engine.Procs.
+	MaxRawStreams int
+	MaxDuration   int // --server-max-duration, seconds (0 = none): refused longer, ended at it
 	// MaxPerClient is --max-tests-per-client: tests one address may
 	// hold at once (0 = 2).
 	MaxPerClient int
@@ -91,6 +96,7 @@ type Server struct {
 	perClient map[string]int // running tests by client address
 	serial    int
 	udp       *udpMux
+	procs     *engine.Procs // the one GOMAXPROCS and thread budget of every test
 	outMu     sync.Mutex
 	stopServe context.CancelFunc
 }
@@ -123,6 +129,11 @@ func New(o Options) *Server {
 	}
 	s := &Server{o: o, pending: list.New(), tests: map[string]*session{}, perClient: map[string]int{}}
 	s.udp = &udpMux{log: o.Log}
+	if o.MaxRawStreams <= 0 {
+		o.MaxRawStreams = engine.DefaultMaxRaw
+	}
+	s.o = o
+	s.procs = engine.NewProcsMax(o.MaxRawStreams)
 	return s
 }
 

@@ -364,7 +364,7 @@ func (t *session) serve(ctx context.Context, streams []*engine.Stream) {
 	t.test = engine.NewTest(engine.Config{
 		BlockLen: m.BlockLen, Rate: float64(p.Bandwidth), ZeroCopy: p.ZeroCopy, SkipRxCopy: p.SkipRxCopy, UDP64: p.UDPCounters64,
 		Interval: t.srv.o.Interval, Omit: time.Duration(p.Omit) * time.Second, OnInterval: t.pr.Interval,
-		Ticks: t.srv.o.ticks,
+		Ticks: t.srv.o.ticks, Procs: t.srv.procs,
 	}, streams)
 	defer func() {
 		t.test.Stop()
