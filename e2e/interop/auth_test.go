@@ -85,6 +85,17 @@ func login(t *testing.T, bin string, port int, f authFiles, a authAttempt, pkcs1
 // the i_errno of SERVER_ERROR, or 0 if it closed the connection (3.19+).
 func staleLogin(t *testing.T, port int, f authFiles, pkcs1 bool) (int, bool) {
 	t.Helper()
+	tok, err := auth.Token(&f.key.PublicKey, "mario", goodPassword, time.Now().Add(-time.Minute), pkcs1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tokenLogin(t, port, tok)
+}
+
+// tokenLogin sends a token by hand, as a captured one would be sent
+// again: the i_errno of a refusal, or accepted.
+func tokenLogin(t *testing.T, port int, tok string) (int, bool) {
+	t.Helper()
 	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -95,10 +106,6 @@ func staleLogin(t *testing.T, port int, f authFiles, pkcs1 bool) (int, bool) {
 	c.Write(ck[:])
 	if st, err := wire.ReadState(c); err != nil || st != wire.ParamExchange {
 		t.Fatalf("want PARAM_EXCHANGE, got %v %v", st, err)
-	}
-	tok, err := auth.Token(&f.key.PublicKey, "mario", goodPassword, time.Now().Add(-time.Minute), pkcs1)
-	if err != nil {
-		t.Fatal(err)
 	}
 	body, err := wire.Params{Time: 1, Parallel: 1, ServerAffinity: -1, Authtoken: tok, ClientVersion: "3.22"}.Encode()
 	if err != nil {
@@ -151,14 +158,29 @@ func TestAuthIperf3ClientTcptuneServer(t *testing.T) {
 			if code, accepted := staleLogin(t, port, f, pkcs1); accepted || code != wire.IEAuthTest {
 				t.Errorf("stale token: accepted %v, i_errno %d, want %d", accepted, code, wire.IEAuthTest)
 			}
+			// A token captured from the clear-text channel, sent again
+			// within the skew window, is refused.
+			tok, err := auth.Token(&f.key.PublicKey, "mario", goodPassword, time.Now(), pkcs1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, accepted := tokenLogin(t, port, tok); !accepted {
+				t.Fatal("a fresh token sent by hand was refused")
+			}
+			if code, accepted := tokenLogin(t, port, tok); accepted || code != wire.IEAuthTest {
+				t.Errorf("replayed token: accepted %v, i_errno %d, want %d", accepted, code, wire.IEAuthTest)
+			}
+			// Five refusals and two successes within seconds: the refusals
+			// are logged once (rate-limited, with a count), the successes
+			// each.
 			var log string
 			for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-				if log = srv.Stderr.String() + srv.Stdout.String(); strings.Count(log, "test authorization failed") >= 4 {
+				if log = srv.Stderr.String() + srv.Stdout.String(); strings.Count(log, "authentication succeeded") >= 2 {
 					break
 				}
 			}
-			if strings.Count(log, "authentication succeeded") != 1 || strings.Count(log, "test authorization failed") != 4 {
-				t.Errorf("want one success and four failures logged:\n%s", log)
+			if strings.Count(log, "authentication succeeded") != 2 || strings.Count(log, "test authorization failed") != 1 {
+				t.Errorf("want two successes and one (rate-limited) failure line logged:\n%s", log)
 			}
 			for _, secret := range []string{"luigi", goodPassword, "s3cr3t"} {
 				if strings.Contains(log, secret) {

@@ -25,6 +25,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -38,6 +39,7 @@ var (
 	ErrNoToken     = errors.New("no authentication token")
 	ErrBadToken    = errors.New("the token cannot be decrypted with this key and padding")
 	ErrStale       = errors.New("the token's time is outside the skew threshold")
+	ErrReplayed    = errors.New("the token was used before (a replay of a captured token)")
 	ErrCredentials = errors.New("unknown user or wrong password")
 )
 
@@ -122,7 +124,18 @@ type Verifier struct {
 	Skew      time.Duration // 0 = DefaultSkew
 	PKCS1     bool
 	Now       func() time.Time // nil = time.Now
+
+	// seen are the tokens accepted within the skew window: the control
+	// channel is clear text, so a captured token could be sent again
+	// while its time is still within the threshold. Each is kept until
+	// its time leaves the window, at most maxSeen.
+	mu   sync.Mutex
+	seen map[[sha256.Size]byte]time.Time
 }
+
+// maxSeen bounds the replay cache; only tokens that passed every other
+// check enter it, so it fills only as fast as real logins come.
+const maxSeen = 65536
 
 // Check verifies a token and returns the user it names.
 func (v *Verifier) Check(token string) (string, error) {
@@ -171,7 +184,39 @@ func (v *Verifier) Check(token string) (string, error) {
 	if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 || !known {
 		return user, ErrCredentials
 	}
+	if !v.fresh(sha256.Sum256(ct), time.Unix(ts, 0).Add(skew), now()) {
+		return user, ErrReplayed
+	}
 	return user, nil
+}
+
+// fresh records a token until expires and reports whether it is new.
+func (v *Verifier) fresh(id [sha256.Size]byte, expires, now time.Time) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.seen == nil {
+		v.seen = map[[sha256.Size]byte]time.Time{}
+	}
+	for k, exp := range v.seen {
+		if !exp.After(now) {
+			delete(v.seen, k)
+		}
+	}
+	if _, ok := v.seen[id]; ok {
+		return false
+	}
+	if len(v.seen) >= maxSeen {
+		var oldest [sha256.Size]byte
+		var first time.Time
+		for k, exp := range v.seen {
+			if first.IsZero() || exp.Before(first) {
+				oldest, first = k, exp
+			}
+		}
+		delete(v.seen, oldest)
+	}
+	v.seen[id] = expires
+	return true
 }
 
 // LoadUsers reads an authorized-users file as iperf3 does: lines of

@@ -152,3 +152,35 @@ func TestClientPasswordFromEnvironment(t *testing.T) {
 		t.Fatalf("no terminal, no variable: %v", err)
 	}
 }
+
+// A token captured from the clear-text control channel is refused the
+// second time within the skew window; a fresh token of the same user is
+// not, and once the window has passed the cache forgets the old one
+// (which the skew check then refuses anyway).
+func TestReplayedTokenIsRefused(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	users := writeFile(t, "users.csv", "mario,"+PasswordHash("mario", "S3cr3t")+"\n")
+	v := &Verifier{Key: testKey, UsersPath: users, Now: func() time.Time { return now }}
+	tok, _ := Token(&testKey.PublicKey, "mario", "S3cr3t", now, false)
+	if _, err := v.Check(tok); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Check(tok); !errors.Is(err, ErrReplayed) {
+		t.Fatalf("replay: %v", err)
+	}
+	tok2, _ := Token(&testKey.PublicKey, "mario", "S3cr3t", now, false) // OAEP: another ciphertext
+	if _, err := v.Check(tok2); err != nil {
+		t.Fatalf("a fresh token: %v", err)
+	}
+	now = now.Add(11 * time.Second)
+	if _, err := v.Check(tok); !errors.Is(err, ErrStale) {
+		t.Fatalf("after the window: %v", err)
+	}
+	tok3, _ := Token(&testKey.PublicKey, "mario", "S3cr3t", now, false)
+	if _, err := v.Check(tok3); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(v.seen); n != 1 {
+		t.Errorf("%d tokens kept, want only the newest: the others' window has passed", n)
+	}
+}

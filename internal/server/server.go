@@ -97,8 +97,10 @@ type Server struct {
 	serial    int
 	udp       *udpMux
 	procs     *engine.Procs // the one GOMAXPROCS and thread budget of every test
-	outMu     sync.Mutex
-	stopServe context.CancelFunc
+	// failedLogins rate-limits the log lines of refused logins.
+	failedLogins limiter
+	outMu        sync.Mutex
+	stopServe    context.CancelFunc
 }
 
 // New returns a server with defaults filled in.
@@ -135,6 +137,31 @@ func New(o Options) *Server {
 	s.o = o
 	s.procs = engine.NewProcsMax(o.MaxRawStreams)
 	return s
+}
+
+// failedLoginEvery is the most often a refused login is logged.
+const failedLoginEvery = 10 * time.Second
+
+// limiter lets one event through per failedLoginEvery and counts the
+// others.
+type limiter struct {
+	mu    sync.Mutex
+	last  time.Time
+	quiet int
+}
+
+// allow reports whether the event at now may be logged, and how many
+// were left out since the last one that was.
+func (l *limiter) allow(now time.Time) (int, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.last.IsZero() && now.Sub(l.last) < failedLoginEvery {
+		l.quiet++
+		return 0, false
+	}
+	q := l.quiet
+	l.last, l.quiet = now, 0
+	return q, true
 }
 
 // ListenAndServe listens on the configured address and serves.

@@ -433,3 +433,20 @@ func TestStreamSetupFollowsTheRTT(t *testing.T) {
 		}
 	}
 }
+
+// Refused logins are logged at most once per 10 s, with a count.
+func TestFailedLoginLogIsRateLimited(t *testing.T) {
+	var l limiter
+	t0 := time.Unix(1000, 0)
+	if q, ok := l.allow(t0); !ok || q != 0 {
+		t.Fatal("the first must be logged")
+	}
+	for i := 1; i <= 500; i++ {
+		if _, ok := l.allow(t0.Add(time.Duration(i) * time.Millisecond)); ok {
+			t.Fatalf("attempt %d logged within the window", i)
+		}
+	}
+	if q, ok := l.allow(t0.Add(failedLoginEvery)); !ok || q != 500 {
+		t.Fatalf("after the window: logged %v, %d left out", ok, q)
+	}
+}

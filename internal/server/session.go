@@ -89,7 +89,14 @@ func (t *session) authorized(token string) bool {
 	}
 	user, err := v.Check(token)
 	if err != nil {
-		t.fail(fmt.Errorf("%w: %v", wire.Errorf(wire.IEAuthTest), err))
+		// Refused with iperf3's error 142 every time; logged at most once
+		// per failedLoginEvery, with a count of those left out, so that
+		// anyone who can connect cannot flood the log.
+		if quiet, ok := t.srv.failedLogins.allow(time.Now()); ok {
+			t.logf("%v: %v (%d more failed logins since the last line)", wire.Errorf(wire.IEAuthTest), err, quiet)
+		}
+		t.ctrl.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		wire.WriteServerError(t.ctrl, wire.IEAuthTest, 0)
 		return false
 	}
 	t.srv.o.Log.Info("authentication succeeded", "user", user, "test", t.serial, "peer", t.ctrl.RemoteAddr().String())
