@@ -61,3 +61,33 @@ func TestServerUnderATaskLimit(t *testing.T) {
 	srv.Cmd.Process.Kill()
 	srv.Wait(5 * time.Second)
 }
+
+// Two UDP tests from one address at once (the per-client limit allows
+// two; hosts behind one NAT share one): each gets its own streams, and
+// each receiver counts what its sender sent. Real clients rarely set up
+// at the same instant, so this checks the whole path; the interleaving
+// itself, where hellos name no test, is forced in the server's unit test
+// (TestUDPTestsFromOneAddressTakeTurns).
+func TestTwoUDPTestsFromOneAddress(t *testing.T) {
+	port, _ := startTcptuneServer(t)
+	bin := testutil.Binary(t)
+	var procs []*testutil.Proc
+	for _, extra := range [][]string{{"-b", "20M"}, {"-b", "40M", "-R"}} {
+		args := append([]string{"bench", "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-u", "-P", "2", "-t", "2", "-J"}, extra...)
+		procs = append(procs, testutil.Start(t, bin, args...))
+	}
+	for i, p := range procs {
+		if !p.Wait(60 * time.Second) {
+			t.Fatalf("test %d did not finish", i+1)
+		}
+		if p.Cmd.ProcessState.ExitCode() != 0 {
+			t.Fatalf("test %d: %s %s", i+1, p.Stdout.String(), p.Stderr.String())
+		}
+		d := parse(t, p.Stdout.String())
+		want := []float64{40e6, 80e6}[i] // -b per stream × 2 streams
+		recv := num(d.obj("end", "sum_received"), "bits_per_second")
+		if recv < 0.8*want || recv > 1.2*want {
+			t.Errorf("test %d received %.1f Mbit/s, want about %.0f: its streams were not its own", i+1, recv/1e6, want/1e6)
+		}
+	}
+}

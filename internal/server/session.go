@@ -251,7 +251,9 @@ func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
 	defer deadline.Stop()
 	var streams []*engine.Stream
 	if t.params.UDP {
-		w, err := t.srv.udp.expect(ctrlIP(t.ctrl), n)
+		turn, stop := context.WithTimeout(ctx, streamSetup(t.srv.o.SetupTimeout, n, t.ctrlRTT()))
+		defer stop()
+		w, err := t.srv.udp.expect(ctrlIP(t.ctrl), n, turn.Done())
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamAccept), err)
 		}

@@ -48,9 +48,30 @@ type udpRoute struct {
 }
 
 // expect registers a test that awaits n hellos from ip; it opens the
-// socket if it is not open.
-func (m *udpMux) expect(ip net.IP, n int) (*udpWaiter, error) {
-	m.mu.Lock()
+// socket if it is not open. A hello carries nothing but its source
+// address, so two tests from one address (its per-client limit allows
+// two, and hosts behind one NAT share one) could take each other's
+// streams: a test whose address already has a test awaiting hellos
+// waits its turn (until done is closed), and sends CREATE_STREAMS only
+// when it has it. Each test's streams are then its own by address and
+// port, in the order of set-up.
+func (m *udpMux) expect(ip net.IP, n int, done <-chan struct{}) (*udpWaiter, error) {
+	for {
+		m.mu.Lock()
+		busy := false
+		for _, x := range m.waiters {
+			busy = busy || (x.ip.Equal(ip) && x.need > 0)
+		}
+		if !busy {
+			break
+		}
+		m.mu.Unlock()
+		select {
+		case <-done:
+			return nil, errors.New("another test from this address is still setting up its UDP streams")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 	defer m.mu.Unlock()
 	if m.pc == nil {
 		pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: m.bind.IP, Port: m.bind.Port})

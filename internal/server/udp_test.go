@@ -36,7 +36,7 @@ func TestStrayUDPLogIsRateLimited(t *testing.T) {
 // 30 s for "no UDP connect reply".
 func TestRepeatedHelloIsAnswered(t *testing.T) {
 	m := &udpMux{log: slog.New(slog.NewTextHandler(&logBuf{}, nil)), bind: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}}
-	w, err := m.expect(net.IPv4(127, 0, 0, 1), 1)
+	w, err := m.expect(net.IPv4(127, 0, 0, 1), 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,5 +62,67 @@ func TestRepeatedHelloIsAnswered(t *testing.T) {
 	case a := <-w.addrs:
 		t.Errorf("the repeated hello became a second stream (%s)", a)
 	default:
+	}
+}
+
+// Two UDP tests from one address set up their streams one after the
+// other: a hello names no test, so the second waits until the first has
+// all of its streams, and each takes only its own.
+func TestUDPTestsFromOneAddressTakeTurns(t *testing.T) {
+	m := &udpMux{log: slog.New(slog.NewTextHandler(&logBuf{}, nil)), bind: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}}
+	ip := net.IPv4(127, 0, 0, 1)
+	w1, err := m.expect(ip, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.drop(nil)
+	got2 := make(chan *udpWaiter, 1)
+	go func() {
+		w2, err := m.expect(ip, 1, nil)
+		if err != nil {
+			t.Error(err)
+		}
+		got2 <- w2
+	}()
+	select {
+	case <-got2:
+		t.Fatal("the second test registered while the first awaited its hello")
+	case <-time.After(100 * time.Millisecond):
+	}
+	hello := func() *net.UDPConn {
+		c, err := net.DialUDP("udp", nil, m.pc.LocalAddr().(*net.UDPAddr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		c.Write(engine.UDPConnectMsg)
+		return c
+	}
+	c1 := hello()
+	if a := <-w1.addrs; a.String() != c1.LocalAddr().String() {
+		t.Fatalf("first test got %s", a)
+	}
+	var w2 *udpWaiter
+	select {
+	case w2 = <-got2:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second test never got its turn")
+	}
+	defer m.drop(nil)
+	c2 := hello()
+	if a := <-w2.addrs; a.String() != c2.LocalAddr().String() {
+		t.Fatalf("second test got %s", a)
+	}
+	// The busy wait gives up when the test's own deadline passes.
+	w3, err := m.expect(ip, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.drop(nil)
+	_ = w3
+	done := make(chan struct{})
+	close(done)
+	if _, err := m.expect(ip, 1, done); err == nil {
+		t.Error("a test whose deadline passed still registered")
 	}
 }
