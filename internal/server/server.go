@@ -93,7 +93,9 @@ type Server struct {
 	mu        sync.Mutex
 	tests     map[string]*session // by cookie
 	active    int
-	perClient map[string]int // running tests by client address
+	perClient map[string]int // running tests by client (address, or IPv6 /64)
+	setups    int            // control connections past the cookie, before their parameters
+	setupPer  map[string]int // the same by client
 	serial    int
 	udp       *udpMux
 	procs     *engine.Procs // the one GOMAXPROCS and thread budget of every test
@@ -129,7 +131,7 @@ func New(o Options) *Server {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &Server{o: o, pending: list.New(), tests: map[string]*session{}, perClient: map[string]int{}}
+	s := &Server{o: o, pending: list.New(), tests: map[string]*session{}, perClient: map[string]int{}, setupPer: map[string]int{}}
 	s.udp = &udpMux{log: o.Log}
 	if o.MaxRawStreams <= 0 {
 		o.MaxRawStreams = engine.DefaultMaxRaw
@@ -203,7 +205,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		el := s.admit(c)
+		el := s.admitPending(c)
 		seq++
 		wg.Add(1)
 		go func(seq uint64) {
@@ -226,10 +228,10 @@ func (s *Server) print(format string, args ...any) {
 	fmt.Fprintf(s.o.Out, format+"\n", args...)
 }
 
-// admit records a connection that has not yet identified itself. When
+// admitPending records a connection that has not yet identified itself. When
 // maxPending are already waiting, the oldest is closed: idle connections
 // (slowloris) cannot lock out real clients.
-func (s *Server) admit(c net.Conn) *list.Element {
+func (s *Server) admitPending(c net.Conn) *list.Element {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.pending.Len() >= maxPending {
@@ -297,34 +299,44 @@ func (s *Server) handle(ctx context.Context, c net.Conn, el *list.Element, seq u
 		}
 		return
 	}
-	if s.active >= s.o.MaxTests {
-		s.mu.Unlock()
-		s.o.Log.Warn("refusing test: busy", "peer", c.RemoteAddr().String(), "running", s.active, "max_tests", s.o.MaxTests)
-		wire.WriteState(c, wire.AccessDenied)
-		c.Close()
-		return
-	}
+	// A new control connection takes a set-up place, bounded in all and
+	// per client as sshd's MaxStartups bounds unauthenticated
+	// connections; it takes a test slot only once its parameters (and
+	// its login) arrive (admit), so connections that send a cookie and
+	// nothing more hold no test slot.
 	who := clientAddr(c)
-	if s.perClient[who] >= s.o.MaxPerClient {
+	if s.setups >= maxSetups(s.o) {
 		s.mu.Unlock()
-		s.o.Log.Warn("refusing test: this address holds its share", "peer", c.RemoteAddr().String(), "running", s.perClient[who], "max_tests_per_client", s.o.MaxPerClient)
+		s.o.Log.Warn("refusing test: too many tests setting up", "peer", c.RemoteAddr().String(), "setting_up", s.setups)
 		wire.WriteState(c, wire.AccessDenied)
 		c.Close()
 		return
 	}
-	s.perClient[who]++
-	s.active++
+	if s.setupPer[who] >= setupsPerClient {
+		s.mu.Unlock()
+		s.o.Log.Warn("refusing test: this client has its share of tests setting up", "peer", c.RemoteAddr().String(), "setting_up", s.setupPer[who])
+		wire.WriteState(c, wire.AccessDenied)
+		c.Close()
+		return
+	}
+	s.setups++
+	s.setupPer[who]++
 	s.serial++
 	t := newSession(s, c, cookie, s.serial)
+	t.who = who
 	s.tests[key] = t
 	s.mu.Unlock()
-	release() // a test slot now bounds it
+	release() // a set-up place now bounds it
 	t.run(ctx)
 	s.mu.Lock()
 	delete(s.tests, key)
-	s.active--
-	if s.perClient[who]--; s.perClient[who] <= 0 {
-		delete(s.perClient, who)
+	if t.admitted {
+		s.active--
+		if s.perClient[who]--; s.perClient[who] <= 0 {
+			delete(s.perClient, who)
+		}
+	} else {
+		s.endSetup(who)
 	}
 	s.mu.Unlock()
 	if s.o.OneOff {
@@ -334,12 +346,52 @@ func (s *Server) handle(ctx context.Context, c net.Conn, el *list.Element, seq u
 	}
 }
 
-// clientAddr is the address a per-client limit counts: the remote IP.
-func clientAddr(c net.Conn) string {
-	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
-		return a.IP.String()
+// maxSetups bounds the control connections between cookie and
+// parameters: four times the test slots, at least 32; setupsPerClient
+// is each client's share (an address, or an IPv6 /64). Each has the
+// set-up deadline (5 s) to send its parameters.
+func maxSetups(o Options) int { return max(32, 4*o.MaxTests) }
+
+const setupsPerClient = 4
+
+// endSetup gives back a set-up place (s.mu held).
+func (s *Server) endSetup(who string) {
+	s.setups--
+	if s.setupPer[who]--; s.setupPer[who] <= 0 {
+		delete(s.setupPer, who)
 	}
-	return c.RemoteAddr().String()
+}
+
+// admit moves a test from set-up to a test slot once its parameters
+// (and login) arrived; it says why not when the slots are full.
+func (s *Server) admit(t *session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.active >= s.o.MaxTests:
+		return fmt.Errorf("busy: %d tests running (--max-tests %d)", s.active, s.o.MaxTests)
+	case s.perClient[t.who] >= s.o.MaxPerClient:
+		return fmt.Errorf("this client holds its share: %d tests running (--max-tests-per-client %d)", s.perClient[t.who], s.o.MaxPerClient)
+	}
+	s.endSetup(t.who)
+	s.active++
+	s.perClient[t.who]++
+	t.admitted = true
+	return nil
+}
+
+// clientAddr is what a per-client limit counts: the remote IPv4
+// address, or the /64 of an IPv6 one (one host's, usually: counting
+// exact IPv6 addresses would let a host pass the limit by the thousand).
+func clientAddr(c net.Conn) string {
+	a, ok := c.RemoteAddr().(*net.TCPAddr)
+	if !ok {
+		return c.RemoteAddr().String()
+	}
+	if ip4 := a.IP.To4(); ip4 != nil {
+		return ip4.String()
+	}
+	return a.IP.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
 
 func printable(b []byte) string {

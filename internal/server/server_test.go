@@ -309,16 +309,32 @@ func TestMaxDuration(t *testing.T) {
 	expectError(t, c, wire.IEMaxDuration)
 }
 
+// A test takes its slot when its parameters arrive, not at its cookie:
+// a full server says ACCESS_DENIED after the parameters (iperf3
+// clients take it in any state: "the server is busy"), and connections
+// that only sent a cookie hold no slot.
 func TestBusyRefusal(t *testing.T) {
 	_, addr, _ := startServer(t, Options{MaxTests: 1})
-	c, _ := control(t, addr) // holds the only slot
-	_ = c
-	d := dial(t, addr)
-	ck := wire.NewCookie()
-	d.Write(ck[:])
-	b, _ := io.ReadAll(d)
-	if !bytes.Equal(b, []byte{0xff}) {
-		t.Fatalf("want a lone ACCESS_DENIED, got %x", b)
+	params := func(c net.Conn) byte {
+		body, _ := wire.Params{Time: 10, Parallel: 1, ServerAffinity: -1}.Encode()
+		wire.WriteRaw(c, body)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		st, err := wire.ReadState(c)
+		if err != nil {
+			t.Fatalf("state after the parameters: %v", err)
+		}
+		return byte(st)
+	}
+	for i := 0; i < 2; i++ {
+		control(t, addr) // a cookie and nothing more: no slot held
+	}
+	c, _ := control(t, addr)
+	if st := params(c); st != byte(wire.CreateStreams) {
+		t.Fatalf("the first test: state %d, want CREATE_STREAMS", st)
+	}
+	d, _ := control(t, addr)
+	if st := params(d); st != 0xff {
+		t.Fatalf("want ACCESS_DENIED after the parameters, got %d", st)
 	}
 	h, p, _ := net.SplitHostPort(addr)
 	port, _ := strconv.Atoi(p)

@@ -40,6 +40,11 @@ type session struct {
 	udpIDs    []string
 	udpUsed   bool
 	recorded  bool // OnTestEnd has the test
+	// who is the client a per-client limit counts; admitted: the test
+	// holds a test slot (its parameters and login arrived), else a set-up
+	// place (Server.admit).
+	who      string
+	admitted bool
 }
 
 func newSession(s *Server, c net.Conn, cookie [wire.CookieSize]byte, serial int) *session {
@@ -143,6 +148,12 @@ func (t *session) run(ctx context.Context) {
 		return
 	}
 	if !t.authorized(p.Authtoken) {
+		return
+	}
+	if err := t.srv.admit(t); err != nil {
+		t.srv.o.Log.Warn("refusing test: "+err.Error(), "peer", t.ctrl.RemoteAddr().String())
+		t.ctrl.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		wire.WriteState(t.ctrl, wire.AccessDenied)
 		return
 	}
 	if max := t.srv.o.MaxDuration; max > 0 && p.Time+p.Omit > max {
