@@ -533,3 +533,30 @@ func TestSatelliteManyStreams(t *testing.T) {
 		t.Errorf("%d streams in the result", len(s))
 	}
 }
+
+// A link already up in a plain /run/netns (made by an older tcptune, or
+// by hand) must survive the next link's set-up: that set-up must not
+// bind /run/netns over the live namespaces (it did, and the first link's
+// lab down then left its namespaces behind).
+func TestNetnsDirWithLiveNamespaces(t *testing.T) {
+	l := newLab(t)
+	script := `set -e
+mount --make-rprivate /
+mount -t tmpfs tcptune-test /run
+trap '"$0" lab down --all >/dev/null 2>&1 || true' EXIT
+mkdir -p /run/netns
+touch /run/netns/tt-older
+mount --bind /proc/self/ns/net /run/netns/tt-older
+"$0" lab up tt-live --rate 100mbit --rtt 10ms >/dev/null
+umount /run/netns/tt-older && rm /run/netns/tt-older
+"$0" lab down tt-live >/dev/null
+echo "left: $(ls /run/netns | tr '\n' ' ')"
+`
+	out, err := exec.Command("unshare", "-m", "sh", "-c", script, l.bin).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "left:" {
+		t.Fatalf("with a namespace already in /run/netns:\n%s", got)
+	}
+}

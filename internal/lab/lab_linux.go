@@ -650,27 +650,34 @@ const netnsDir = "/run/netns"
 // sharedNetnsDir makes /run/netns a mount point with shared propagation,
 // as "ip netns add" does before its first namespace. Without it, a later
 // "ip netns add" turns the plain directory into a mount point by binding
-// it onto itself: the namespaces bound there before are copied into the
-// new mount, and unmounting the visible copy (lab down) leaves the other
-// one pinning the namespace, its file undeletable ("Peer netns reference
-// is invalid"). That was the first run's leak on a fresh machine, where
-// /run/netns did not exist yet.
+// it onto itself: the namespaces bound there before stay on the covered
+// directory, lab down unmounts only their visible copies, and their
+// files cannot be removed ("Peer netns reference is invalid"). That was
+// the first run's leak on a fresh machine, where /run/netns did not
+// exist yet. The bind is made only while the directory holds no
+// namespace: binding over live ones would cause the same leak.
 func sharedNetnsDir() error {
 	if err := os.MkdirAll(netnsDir, 0o755); err != nil {
 		return err
 	}
-	for made := false; ; made = true {
-		err := unix.Mount("", netnsDir, "none", unix.MS_SHARED|unix.MS_REC, "")
-		if err == nil {
-			return nil
-		}
-		if err != unix.EINVAL || made {
-			return fmt.Errorf("make %s a shared mount point: %w", netnsDir, err)
-		}
-		if err := unix.Mount(netnsDir, netnsDir, "none", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("make %s a mount point: %w", netnsDir, err)
-		}
+	err := unix.Mount("", netnsDir, "none", unix.MS_SHARED|unix.MS_REC, "")
+	if err == nil {
+		return nil
 	}
+	if err != unix.EINVAL {
+		return fmt.Errorf("make %s a shared mount point: %w", netnsDir, err)
+	}
+	// Not a mount point yet.
+	if ents, _ := os.ReadDir(netnsDir); len(ents) > 0 {
+		return nil // namespaces live there: leave it as it is
+	}
+	if err := unix.Mount(netnsDir, netnsDir, "none", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("make %s a mount point: %w", netnsDir, err)
+	}
+	if err := unix.Mount("", netnsDir, "none", unix.MS_SHARED|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("make %s a shared mount point: %w", netnsDir, err)
+	}
+	return nil
 }
 
 // newNamespace creates a named namespace without leaving this thread in it.
