@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tcptune/tcptune/internal/affinity"
 	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/daemon"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/wire"
 )
@@ -180,6 +181,7 @@ func (f *benchFlags) mode() report.Mode {
 
 func newBenchCmd() *cobra.Command {
 	f := &benchFlags{}
+	var logfile string
 	cmd := &cobra.Command{
 		Use:   "bench -c HOST [flags]",
 		Short: "Measure throughput to an iperf3 or tcptune server, and say what limited it",
@@ -197,10 +199,32 @@ buffer, the network, or the CPU.`,
 			if f.host == "" {
 				return errors.New("-c/--client: accepts the server's host name or address (required)")
 			}
+			if logfile != "" {
+				w, err := daemon.OpenLog(logfile)
+				if err != nil {
+					return err
+				}
+				defer w.Close()
+				cmd.SetOut(w)
+				cmd.SetErr(w)
+				// As iperf3: the error goes to the log too.
+				err = runBench(cmd.Context(), cmd, f)
+				var sig endedBySignal
+				switch {
+				case errors.As(err, &sig):
+					fmt.Fprintf(w, "tcptune: %v\n", sig.error)
+					return nil
+				case err != nil:
+					fmt.Fprintf(w, "tcptune: error - %v\n", err)
+					return exitCode(1)
+				}
+				return nil
+			}
 			return runBench(cmd.Context(), cmd, f)
 		},
 	}
 	cmd.Flags().StringVarP(&f.host, "client", "c", "", "server host to connect to (required)")
+	cmd.Flags().StringVar(&logfile, "logfile", "", "send output (and errors) to this file, appending (as iperf3's --logfile)")
 	f.register(cmd.Flags())
 	return cmd
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -90,5 +91,17 @@ func TestStrftime(t *testing.T) {
 	pw.Write([]byte("c\n"))
 	if b.String() != "07:04:05 x:  a\n07:04:05 x:  bc\n" {
 		t.Errorf("%q", b.String())
+	}
+}
+
+// bench --logfile appends the report and the error to the file, as
+// iperf3's --logfile does, and exits 1 on the error.
+func TestBenchLogfile(t *testing.T) {
+	log := t.TempDir() + "/bench.log"
+	var out, errOut bytes.Buffer
+	code := Main([]string{"tcptune", "bench", "-c", "127.0.0.1", "-p", "1", "--logfile", log}, &out, &errOut)
+	b, _ := os.ReadFile(log)
+	if code != 1 || out.Len() != 0 || errOut.Len() != 0 || !strings.Contains(string(b), "Connecting to host 127.0.0.1, port 1\ntcptune: error - unable to connect") {
+		t.Errorf("exit %d, stdout %q, stderr %q, log %q", code, out.String(), errOut.String(), b)
 	}
 }
