@@ -218,7 +218,7 @@ func Attribute(in Input) Result {
 // rwndAdvice is what to change when the receiver's window limits.
 func rwndAdvice(in Input) string {
 	if in.Window > 0 {
-		return fmt.Sprintf("the -w %s socket buffer fixes the receiver's window and turns autotuning off: raise -w (it is capped by net.core.rmem_max on the receiver %s) or drop it", units.FormatSize(float64(in.Window)), in.Receiver)
+		return fmt.Sprintf("the -w %s socket buffer fixes the receiver's window and turns autotuning off: raise -w (it is capped by net.core.rmem_max on the receiver %s) or drop it", units.FormatIEC(float64(in.Window)), in.Receiver)
 	}
 	return "raise net.ipv4.tcp_rmem max on the receiver" + where(in.Receiver, !in.SenderIsLocal)
 }
@@ -226,7 +226,7 @@ func rwndAdvice(in Input) string {
 // sndbufAdvice is what to change when the send buffer limits.
 func sndbufAdvice(in Input) string {
 	if in.Window > 0 {
-		return fmt.Sprintf("the -w %s socket buffer fixes the sender's buffer: raise -w (capped by net.core.wmem_max on the sender %s) or drop it", units.FormatSize(float64(in.Window)), in.Sender)
+		return fmt.Sprintf("the -w %s socket buffer fixes the sender's buffer: raise -w (capped by net.core.wmem_max on the sender %s) or drop it", units.FormatIEC(float64(in.Window)), in.Sender)
 	}
 	return "raise net.ipv4.tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal)
 }

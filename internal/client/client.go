@@ -546,7 +546,7 @@ func (s *session) describe(streams []*engine.Stream, blk int) {
 		if cc, err := sockopt.Congestion(rc); err == nil {
 			m.CongestionCC = cc
 		}
-		s.pr.Textf("%s", bufferLine(s.params.Window, m.SndBufActual, m.RcvBufActual))
+		s.pr.Textf("%s", bufferLine(s.params.Window, m.SndBufActual, m.RcvBufActual, s.params.UDP))
 		if ti := first.TCPInfo(); ti != nil {
 			s.pr.Textf("MSS %d bytes, path MTU %d bytes", ti.SndMSS, ti.PMTU)
 		}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"net"
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,5 +25,16 @@ func TestParseKeepAlive(t *testing.T) {
 		if _, err := ParseKeepAlive(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// One unit per value, the one -w is given in; UDP's buffers are not
+// autotuned and the line says so.
+func TestBufferLine(t *testing.T) {
+	if got := bufferLine(65536, 131072, 131072, false); !strings.Contains(got, "requested 64 KiB (-w), granted send 128 KiB, receive 128 KiB") {
+		t.Errorf("%q", got)
+	}
+	if got := bufferLine(0, 212992, 212992, true); strings.Contains(got, "tcp_") || !strings.Contains(got, "not autotuned (UDP") {
+		t.Errorf("UDP: %q", got)
 	}
 }

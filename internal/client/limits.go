@@ -103,19 +103,29 @@ func extension(m report.Meta, totals []engine.StreamTotal, peer *wire.Ext, verdi
 }
 
 // bufferLine says what the kernel granted for the data sockets' buffers
-// and, when -w was cut, by what.
-func bufferLine(requested, snd, rcv int) string {
+// and, when -w was cut, by what; in binary units (KiB, MiB), as -w is
+// given. A UDP socket is not autotuned: its buffers are the defaults
+// (net.core.rmem_default, wmem_default) unless -w sets them.
+func bufferLine(requested, snd, rcv int, udp bool) string {
 	if requested <= 0 {
-		return fmt.Sprintf("Socket buffers (this host): send %s, receive %s at start; autotuned up to %s",
-			report.Bytes(float64(snd)), report.Bytes(float64(rcv)), autotuneLimits())
+		limit := "autotuned up to " + autotuneLimits()
+		if udp {
+			limit = "not autotuned (UDP: -w sets them, up to net.core.rmem_max / wmem_max)"
+		}
+		return fmt.Sprintf("Socket buffers (this host): send %s, receive %s at start; %s",
+			units.FormatIEC(float64(snd)), units.FormatIEC(float64(rcv)), limit)
 	}
 	line := fmt.Sprintf("Socket buffers (this host): requested %s (-w), granted send %s, receive %s",
-		report.Bytes(float64(requested)), report.Bytes(float64(snd)), report.Bytes(float64(rcv)))
+		units.FormatIEC(float64(requested)), units.FormatIEC(float64(snd)), units.FormatIEC(float64(rcv)))
 	if runtime.GOOS == "linux" {
-		line += " (Linux doubles the request; autotuning is off)"
+		line += " (Linux doubles the request"
+		if !udp {
+			line += "; autotuning is off"
+		}
+		line += ")"
 	}
 	if snd < requested || rcv < requested || (runtime.GOOS == "linux" && (snd < 2*requested || rcv < 2*requested)) {
-		line += fmt.Sprintf("\nWARNING: requested %s, but the kernel capped the buffers%s", units.FormatSize(float64(requested)), capReason())
+		line += fmt.Sprintf("\nWARNING: requested %s, but the kernel capped the buffers%s", units.FormatIEC(float64(requested)), capReason())
 	}
 	return line
 }

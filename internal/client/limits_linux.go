@@ -3,8 +3,8 @@ package client
 import (
 	"fmt"
 
-	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/sysctl"
+	"github.com/tcptune/tcptune/internal/units"
 )
 
 func autotuneLimits() string {
@@ -13,7 +13,7 @@ func autotuneLimits() string {
 	if w < 0 || r < 0 {
 		return "net.ipv4.tcp_wmem/tcp_rmem max"
 	}
-	return fmt.Sprintf("tcp_wmem max %s / tcp_rmem max %s", report.Bytes(float64(w)), report.Bytes(float64(r)))
+	return fmt.Sprintf("tcp_wmem max %s / tcp_rmem max %s", units.FormatIEC(float64(w)), units.FormatIEC(float64(r)))
 }
 
 func capReason() string {

@@ -209,6 +209,24 @@ func FormatSize(b float64) string {
 	return fmt.Sprintf("%.0f B", b)
 }
 
+// FormatIEC formats a size given in binary multiples as the user gave
+// it (-w 64K is 64 KiB): KiB, MiB, GiB, exact where it is whole.
+func FormatIEC(b float64) string {
+	for _, u := range []struct {
+		div  float64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if b >= u.div {
+			v := b / u.div
+			if v == float64(int64(v)) {
+				return fmt.Sprintf("%d %s", int64(v), u.name)
+			}
+			return fmt.Sprintf("%.1f %s", v, u.name)
+		}
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
+
 // FormatRateShort formats bits/s compactly ("960 Mbit/s").
 func FormatRateShort(bps float64) string {
 	switch {

@@ -73,3 +73,11 @@ func TestFormat(t *testing.T) {
 		t.Errorf("DescribeBytesUnit empty")
 	}
 }
+
+func TestFormatIEC(t *testing.T) {
+	for b, want := range map[float64]string{65536: "64 KiB", 4194304: "4 MiB", 1572864: "1.5 MiB", 100: "100 B", 1 << 30: "1 GiB"} {
+		if got := FormatIEC(b); got != want {
+			t.Errorf("%v: %q, want %q", b, got, want)
+		}
+	}
+}
