@@ -181,3 +181,22 @@ func TestCwndBehindCappedSendBuffer(t *testing.T) {
 		}
 	}
 }
+
+// The UDP case: 29,213 of 207,184 datagrams lost, and the
+// receiving host's RcvbufErrors rose by exactly that: the receiver's
+// socket buffer, not the network. Without its counters, no guess.
+func TestUDPLoss(t *testing.T) {
+	r := AttributeUDP(UDPInput{Packets: 207184, Lost: 29213, RcvbufErrors: 29213, Receiver: "10.201.1.2", TargetRate: 800e6})
+	if r.Limit != ReceiveBuffer || !strings.Contains(r.Advice, "raise -w") || !strings.Contains(r.Advice, "net.core.rmem_max on the receiver 10.201.1.2") {
+		t.Errorf("%s", r)
+	}
+	if r := AttributeUDP(UDPInput{Packets: 10000, Lost: 300, RcvbufErrors: 0}); r.Limit != Network {
+		t.Errorf("no socket drops: %s", r)
+	}
+	if r := AttributeUDP(UDPInput{Packets: 10000, Lost: 300, RcvbufErrors: -1}); r.Limit != Unknown || !strings.Contains(r.Verdict, "unknown") {
+		t.Errorf("no counters: %s", r)
+	}
+	if r := AttributeUDP(UDPInput{Packets: 10000, TargetRate: 1e6}); r.Limit != Application {
+		t.Errorf("no loss: %s", r)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/procnet"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/sockopt"
 	"github.com/tcptune/tcptune/internal/version"
@@ -454,11 +455,15 @@ func (s *session) createStreams(ctx context.Context) error {
 	}
 	blk := s.params.BlockLen(s.meta.MSS)
 	s.limit = engine.NewLimit(s.params.Num, s.params.BlockCount, blk)
-	s.test = engine.NewTest(engine.Config{
+	cfg := engine.Config{
 		BlockLen: blk, Rate: float64(s.params.Bandwidth), ZeroCopy: s.params.ZeroCopy, SkipRxCopy: s.params.SkipRxCopy,
 		UDP64: s.params.UDPCounters64, Interval: s.o.Interval, Omit: s.omit(),
 		Limit: s.limit, OnInterval: s.pr.Interval, KeepIntervals: true,
-	}, streams)
+	}
+	if s.params.UDP && (s.params.Reverse || s.params.Bidirectional) {
+		cfg.RcvbufErrors = procnet.FS{Root: "/"}.RcvbufErrors
+	}
+	s.test = engine.NewTest(cfg, streams)
 	s.running.Store(s.test)
 	s.describe(streams, blk)
 	return nil
@@ -645,7 +650,11 @@ func (s *session) exchangeResults() (*Outcome, error) {
 	res := view.Results(totals, cpu, s.meta.CongestionCC)
 	// The sender's view of our streams, for a tcptune server's verdicts
 	// (iperf3 ignores the key).
-	if raw, err := json.Marshal(wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), Streams: view.ExtStreams(totals)}); err == nil {
+	own := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), Streams: view.ExtStreams(totals)}
+	if n := t.RcvbufErrors(); n >= 0 {
+		own.RcvbufErrors = &n
+	}
+	if raw, err := json.Marshal(own); err == nil {
 		res.Tcptune = raw
 	}
 	s.ctrl.SetDeadline(time.Now().Add(30 * time.Second))
@@ -677,8 +686,8 @@ func (s *session) exchangeResults() (*Outcome, error) {
 			ext = &e
 		}
 	}
-	views := s.views(totals, sum, ext)
-	verdicts := verdicts(views, s.params.UDP)
+	views := s.views(totals, sum, ext, peer.Streams)
+	verdicts := verdicts(views)
 	x := extension(s.meta, totals, ext, verdicts)
 	s.pr.End(sum, x)
 	if len(peer.ServerOutputJSON) > 0 || peer.ServerOutputText != "" {

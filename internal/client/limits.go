@@ -20,20 +20,25 @@ type Verdict = limits.Verdict
 // views builds the test's directions (package view) and their verdicts:
 // our own TCP_INFO where we sent, the server's (tcptune peers) where it
 // did.
-func (s *session) views(totals []engine.StreamTotal, sum report.Summary, ext *wire.Ext) []view.Direction {
+func (s *session) views(totals []engine.StreamTotal, sum report.Summary, ext *wire.Ext, peerStreams []wire.StreamResult) []view.Direction {
 	local, remote := s.o.Host, s.o.Host
 	if len(s.meta.Connected) > 0 {
 		local, remote = s.meta.Connected[0].LocalHost, s.meta.Connected[0].RemoteHost
 	}
 	remoteCores := runtime.NumCPU()
 	var peer []wire.ExtStream
+	peerDrops := int64(-1)
 	if ext != nil {
 		peer = ext.Streams
 		if ext.Cores > 0 {
 			remoteCores = ext.Cores
 		}
+		if ext.RcvbufErrors != nil {
+			peerDrops = *ext.RcvbufErrors
+		}
 	}
 	return view.Build(view.Input{Side: view.Client, Totals: totals, Peer: peer, UDP: s.params.UDP,
+		PeerStreams: peerStreams, LocalRcvbufErrors: s.test.RcvbufErrors(), PeerRcvbufErrors: peerDrops,
 		Context: func(localSends bool) limits.Context {
 			c := limits.Context{
 				TargetRate: float64(s.params.Bandwidth), Window: s.params.Window,
@@ -48,11 +53,8 @@ func (s *session) views(totals []engine.StreamTotal, sum report.Summary, ext *wi
 		}})
 }
 
-// verdicts are the directions' verdicts (none for UDP).
-func verdicts(views []view.Direction, udp bool) []Verdict {
-	if udp {
-		return nil
-	}
+// verdicts are the directions' verdicts.
+func verdicts(views []view.Direction) []Verdict {
 	var out []Verdict
 	for _, v := range views {
 		out = append(out, v.Verdict)

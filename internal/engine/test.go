@@ -30,6 +30,10 @@ type Config struct {
 	// Ticks, if set, replaces the interval clock: each value received
 	// is the time of one sample (tests use it to simulate long tests).
 	Ticks <-chan time.Time
+	// RcvbufErrors, if set, reads the host's count of datagrams its UDP
+	// sockets dropped for a full receive buffer (Udp RcvbufErrors); the
+	// test keeps its rise over the test (RcvbufErrors).
+	RcvbufErrors func() (int64, error)
 }
 
 // StreamInterval is one stream's figures over one reporting interval.
@@ -129,17 +133,20 @@ type Test struct {
 	quit     chan struct{}
 	sampled  chan struct{}
 
-	mu        sync.Mutex
-	epoch     time.Time
-	measStart time.Time
-	lastTick  time.Time
-	omitting  bool
-	ended     time.Time
-	track     []tracker
-	intervals []Interval
-	cpuStart  cpuusage.Sample
-	cpu       cpuusage.Util
-	totals    []StreamTotal
+	mu    sync.Mutex
+	epoch time.Time
+	// dropsBase and dropsEnd are Config.RcvbufErrors at the start and
+	// the end (-1 unknown).
+	dropsBase, dropsEnd int64
+	measStart           time.Time
+	lastTick            time.Time
+	omitting            bool
+	ended               time.Time
+	track               []tracker
+	intervals           []Interval
+	cpuStart            cpuusage.Sample
+	cpu                 cpuusage.Util
+	totals              []StreamTotal
 }
 
 // NewTest prepares a test over streams.
@@ -147,7 +154,7 @@ func NewTest(cfg Config, streams []*Stream) *Test {
 	if cfg.BlockLen <= 0 {
 		cfg.BlockLen = 128 << 10
 	}
-	return &Test{cfg: cfg, Streams: streams, quit: make(chan struct{}), sampled: make(chan struct{}), track: make([]tracker, len(streams))}
+	return &Test{cfg: cfg, Streams: streams, quit: make(chan struct{}), sampled: make(chan struct{}), track: make([]tracker, len(streams)), dropsBase: -1, dropsEnd: -1}
 }
 
 // Start begins moving data on every stream.
@@ -156,6 +163,12 @@ func (t *Test) Start() {
 	t.epoch, t.measStart, t.lastTick = now, now, now
 	t.omitting = t.cfg.Omit > 0
 	t.cpuStart = cpuusage.Now()
+	t.dropsBase, t.dropsEnd = -1, -1
+	if f := t.cfg.RcvbufErrors; f != nil {
+		if n, err := f(); err == nil {
+			t.dropsBase = n
+		}
+	}
 	for i, s := range t.Streams {
 		t.track[i].baseInfo = s.TCPInfo()
 		t.track[i].prevInfo = t.track[i].baseInfo
@@ -190,6 +203,17 @@ func (t *Test) Start() {
 		release()
 	}()
 	go t.sampler()
+}
+
+// RcvbufErrors is how many datagrams the host's UDP sockets dropped for
+// a full receive buffer during the test (-1 when unknown).
+func (t *Test) RcvbufErrors() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropsBase < 0 || t.dropsEnd < t.dropsBase {
+		return -1
+	}
+	return t.dropsEnd - t.dropsBase
 }
 
 // Epoch is the test's time origin (UDP timestamps use it).
@@ -356,6 +380,11 @@ func (t *Test) Stop() {
 			final = make([]*sockopt.TCPInfo, len(t.Streams))
 			for i, s := range t.Streams {
 				final[i] = s.TCPInfo()
+			}
+			if f := t.cfg.RcvbufErrors; f != nil && t.dropsBase >= 0 {
+				if n, err := f(); err == nil {
+					t.dropsEnd = n
+				}
 			}
 		}
 		for _, s := range t.Streams {

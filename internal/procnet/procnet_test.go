@@ -60,3 +60,13 @@ func TestLive(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestRcvbufErrors(t *testing.T) {
+	n, err := FS{Root: "testdata"}.RcvbufErrors()
+	if err != nil || n != 29213 {
+		t.Fatalf("%d %v", n, err)
+	}
+	if _, err := (FS{Root: t.TempDir()}).RcvbufErrors(); err == nil {
+		t.Error("no snmp file: want an error")
+	}
+}

@@ -55,7 +55,7 @@ func New() *Metrics {
 }
 
 // Limits are the values of the "limit" label.
-var Limits = []attrib.Limit{attrib.ReceiverWindow, attrib.SendBuffer, attrib.Network, attrib.CPU, attrib.Application, attrib.PathFull, attrib.Unknown}
+var Limits = []attrib.Limit{attrib.ReceiverWindow, attrib.SendBuffer, attrib.Network, attrib.CPU, attrib.Application, attrib.PathFull, attrib.ReceiveBuffer, attrib.Unknown}
 
 // direction names a direction for a label.
 func direction(name string) string {

@@ -48,7 +48,16 @@ func (t *session) record(m report.Meta, totals []engine.StreamTotal, peer *wire.
 	if len(m.Connected) > 0 {
 		local, remote = m.Connected[0].LocalHost, m.Connected[0].RemoteHost
 	}
+	peerDrops := int64(-1)
+	if peerExt.RcvbufErrors != nil {
+		peerDrops = *peerExt.RcvbufErrors
+	}
+	localDrops := int64(-1)
+	if t.test != nil {
+		localDrops = t.test.RcvbufErrors()
+	}
 	views := view.Build(view.Input{Side: view.Server, Totals: totals, Peer: peerExt.Streams, UDP: t.params.UDP,
+		PeerStreams: peer.Streams, LocalRcvbufErrors: localDrops, PeerRcvbufErrors: peerDrops,
 		Context: func(serverSends bool) limits.Context {
 			c := limits.Context{
 				TargetRate: float64(t.params.Bandwidth), Window: t.params.Window,

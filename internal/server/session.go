@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/procnet"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/sockopt"
 	"github.com/tcptune/tcptune/internal/version"
@@ -229,6 +230,16 @@ func streamID(i int) int {
 	return i + 2
 }
 
+// udpDrops reads the host's UDP socket-buffer drops for a UDP test in
+// which this server receives, so that its loss can be told apart from
+// the path's.
+func (t *session) udpDrops(p *wire.Params) func() (int64, error) {
+	if !p.UDP || (p.Reverse && !p.Bidirectional) {
+		return nil
+	}
+	return procnet.FS{Root: "/"}.RcvbufErrors
+}
+
 // streamSetup is how long a test's n streams may take to arrive: the
 // set-up timeout, then per stream 250 ms and two round trips of the
 // control connection (its tcpi_rtt: a client connects them one after
@@ -385,6 +396,7 @@ func (t *session) serve(ctx context.Context, streams []*engine.Stream) {
 		BlockLen: m.BlockLen, Rate: float64(p.Bandwidth), ZeroCopy: p.ZeroCopy, SkipRxCopy: p.SkipRxCopy, UDP64: p.UDPCounters64,
 		Interval: t.srv.o.Interval, Omit: time.Duration(p.Omit) * time.Second, OnInterval: t.pr.Interval,
 		Ticks: t.srv.o.ticks, Procs: t.srv.procs,
+		RcvbufErrors: t.udpDrops(p),
 	}, streams)
 	defer func() {
 		t.test.Stop()
@@ -517,6 +529,9 @@ func (t *session) exchange(m report.Meta) {
 	}
 	ext := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), SndBuf: m.SndBufActual, RcvBuf: m.RcvBufActual, Streams: view.ExtStreams(totals),
 		IntervalsLeftOut: t.pr.IntervalsLeftOut()}
+	if n := t.test.RcvbufErrors(); n >= 0 {
+		ext.RcvbufErrors = &n
+	}
 	if n := ext.IntervalsLeftOut; n > 0 {
 		t.logf("the report keeps the first and last %d intervals; %d between them were left out", t.pr.MaxIntervals/2, n)
 	}

@@ -89,7 +89,12 @@ type Input struct {
 	// Context gives the attribution what TCP_INFO does not know, per
 	// direction.
 	Context func(localSends bool) limits.Context
-	UDP     bool // no attribution
+	UDP     bool
+	// For UDP: the peer's results (its streams' datagrams and losses,
+	// where it received), and each host's socket-buffer drops over the
+	// test (Udp RcvbufErrors; -1 unknown).
+	PeerStreams                         []wire.StreamResult
+	LocalRcvbufErrors, PeerRcvbufErrors int64
 }
 
 // Build makes the test's directions, client→server first.
@@ -136,12 +141,14 @@ func Build(in Input) []Direction {
 		d.Streams = len(local)
 		d.count(local)
 		d.senderFigures()
-		if !in.UDP {
-			ld := limits.Direction{Name: d.Name, Streams: d.Senders, Unavailable: unavailable}
-			if in.Context != nil {
-				ld.Context = in.Context(localSends)
-			}
-			d.Verdict = limits.Attribute(ld)
+		var ctx limits.Context
+		if in.Context != nil {
+			ctx = in.Context(localSends)
+		}
+		if in.UDP {
+			d.Verdict = limits.Verdict{Direction: d.Name, Result: attrib.AttributeUDP(udpInput(in, local, localSends, ctx))}
+		} else {
+			d.Verdict = limits.Attribute(limits.Direction{Name: d.Name, Streams: d.Senders, Unavailable: unavailable, Context: ctx})
 		}
 		out = append(out, d)
 	}
@@ -208,4 +215,28 @@ func (d *Direction) senderFigures() {
 	n := int64(len(d.Senders))
 	d.RTT = time.Duration(rtt/n) * time.Microsecond
 	d.Inflight = fl / n
+}
+
+// udpInput is a UDP direction's loss as its receiver counted it: this
+// side's streams where it received, the peer's results where it sent.
+func udpInput(in Input, local []engine.StreamTotal, localSends bool, ctx limits.Context) attrib.UDPInput {
+	u := attrib.UDPInput{RcvbufErrors: in.LocalRcvbufErrors, Window: ctx.Window, TargetRate: ctx.TargetRate,
+		Streams: len(local), Receiver: ctx.Receiver, ReceiverIsLocal: !ctx.SenderIsLocal}
+	if localSends {
+		u.RcvbufErrors = in.PeerRcvbufErrors
+		peer := map[int]wire.StreamResult{}
+		for _, r := range in.PeerStreams {
+			peer[r.ID] = r
+		}
+		for _, t := range local {
+			u.Packets += peer[t.ID].Packets
+			u.Lost += peer[t.ID].Errors
+		}
+		return u
+	}
+	for _, t := range local {
+		u.Packets += t.Packets
+		u.Lost += t.Lost
+	}
+	return u
 }

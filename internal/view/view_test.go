@@ -81,8 +81,18 @@ func TestBuildApplicationAndUDP(t *testing.T) {
 	if v.CountedBy != Application || v.BitsPerSecond() != 400e6 || v.Limit() != attrib.Unknown {
 		t.Errorf("%+v", v)
 	}
-	if v := Build(Input{Side: Client, Totals: []engine.StreamTotal{sending(1)}, UDP: true})[0]; v.Verdict.Result.Verdict != "" {
-		t.Errorf("UDP verdict %q", v.Verdict.Result.Verdict)
+	// UDP: the loss as the receiver counted it (the peer's results where
+	// this side sent), and the receiving host's socket-buffer drops.
+	snd := engine.StreamTotal{ID: 1, Sender: true, UDP: true, Bytes: 100e6, Seconds: 2}
+	v = Build(Input{Side: Client, Totals: []engine.StreamTotal{snd}, UDP: true, PeerStreams: []wire.StreamResult{{ID: 1, Packets: 10000, Errors: 1500}},
+		LocalRcvbufErrors: -1, PeerRcvbufErrors: 1490, Context: ctx})[0]
+	if v.Limit() != attrib.ReceiveBuffer {
+		t.Errorf("UDP, peer's socket full: %s", v.Verdict.Result)
+	}
+	rcv := engine.StreamTotal{ID: 1, UDP: true, Bytes: 100e6, Seconds: 2, Packets: 10000, Lost: 20}
+	v = Build(Input{Side: Client, Totals: []engine.StreamTotal{rcv}, UDP: true, LocalRcvbufErrors: 0, PeerRcvbufErrors: -1, Context: ctx})[0]
+	if v.Limit() != attrib.Network {
+		t.Errorf("UDP -R, no socket drops here: %s", v.Verdict.Result)
 	}
 	if _, ok := Ext(receiving(1)); ok {
 		t.Error("a receiving stream has no sender's view")

@@ -13,6 +13,10 @@ type Ext struct {
 	// IntervalsLeftOut counts the intervals a server left out of its
 	// report to bound its memory (the middle of a long test).
 	IntervalsLeftOut int `json:"intervals_left_out,omitempty"`
+	// RcvbufErrors is how many datagrams this side's host dropped for a
+	// full UDP receive buffer during a UDP test it received in (Udp
+	// RcvbufErrors); nil when unknown or not receiving UDP.
+	RcvbufErrors *int64 `json:"udp_rcvbuf_errors,omitempty"`
 }
 
 // ExtStream is one sending stream's sender-side view.
