@@ -171,7 +171,9 @@ for sc in "${scenarios[@]}"; do
 	rtt=$(sed -n 's/.*--rtt \([^ ]*\).*/\1/p' <<<"$linkf")
 	rate_bps=$(jq -n "$(sed 's/gbit/*1e9/; s/mbit/*1e6/' <<<"$rate")")
 	rtt_s=$(jq -n "$(sed 's/ms/\/1000/' <<<"$rtt")")
-	omit=$(jq -n --argjson t "$rtt_s" '[1, 10 * $t] | max | . * 100 | round / 100')
+	# tune's omitted start, max(1 s, 10 × RTT), rounded up to whole
+	# seconds for bench's -O, which takes iperf3's integer seconds
+	omit=$(jq -n --argjson t "$rtt_s" '[1, 10 * $t] | max | ceil')
 	start=$(date +%s)
 	if [ "$mode" = lab ]; then
 		"$bin" tune --lab $linkf $tunef ${TUNE_FLAGS:-} --json >"$out/r.json" 2>"$out/progress.txt" || { cat "$out/progress.txt" >&2; exit 1; }
