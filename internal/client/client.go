@@ -213,15 +213,7 @@ func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
 }
 
 func controlMinRTT(c net.Conn) time.Duration {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return 0
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	ti, err := sockopt.ReadTCPInfo(rc)
+	ti, err := sockopt.TCPInfoOf(c)
 	if err != nil || ti.MinRTT == 0 || ti.MinRTT == ^uint32(0) {
 		return 0
 	}
@@ -517,12 +509,8 @@ func udpHandshake(c, ctrl net.Conn, interval time.Duration) error {
 // connection (tcpi_rtt), within 20 ms .. 1 s.
 func (s *session) resendEvery() time.Duration {
 	d := 250 * time.Millisecond
-	if sc, ok := s.ctrl.(syscall.Conn); ok {
-		if rc, err := sc.SyscallConn(); err == nil {
-			if ti, err := sockopt.ReadTCPInfo(rc); err == nil && ti.RTT > 0 {
-				d = time.Duration(ti.RTT) * time.Microsecond * 3 / 2
-			}
-		}
+	if ti, err := sockopt.TCPInfoOf(s.ctrl); err == nil && ti.RTT > 0 {
+		d = time.Duration(ti.RTT) * time.Microsecond * 3 / 2
 	}
 	return min(max(d, 20*time.Millisecond), time.Second)
 }

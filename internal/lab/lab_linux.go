@@ -289,26 +289,13 @@ func Down(name string) error {
 }
 
 // DownAll removes every link; it returns their names.
-func DownAll() ([]string, error) {
-	links, err := List()
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	var errs []error
-	for _, l := range links {
-		if err := Down(l.Name); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		names = append(names, l.Name)
-	}
-	return names, errors.Join(errs...)
-}
+func DownAll() ([]string, error) { return downWhere(func(Link) bool { return true }) }
 
 // DownOrphaned removes the links whose owner is gone (left by a run
 // that was killed); it returns their names.
-func DownOrphaned() ([]string, error) {
+func DownOrphaned() ([]string, error) { return downWhere(func(l Link) bool { return l.Orphaned }) }
+
+func downWhere(pick func(Link) bool) ([]string, error) {
 	links, err := List()
 	if err != nil {
 		return nil, err
@@ -316,7 +303,7 @@ func DownOrphaned() ([]string, error) {
 	var names []string
 	var errs []error
 	for _, l := range links {
-		if !l.Orphaned {
+		if !pick(l) {
 			continue
 		}
 		if err := Down(l.Name); err != nil {

@@ -56,15 +56,7 @@ func ConnectRTT(ctx context.Context, host string, port, count int, interval, tim
 }
 
 func kernelRTT(c net.Conn) time.Duration {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return 0
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	ti, err := sockopt.ReadTCPInfo(rc)
+	ti, err := sockopt.TCPInfoOf(c)
 	if err != nil || ti.RTT == 0 {
 		return 0
 	}

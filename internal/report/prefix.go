@@ -44,10 +44,17 @@ func (p *PrefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// strftimeLayouts are the strftime conversions that Go's layouts spell
+// (C locale).
+var strftimeLayouts = map[byte]string{
+	'c': "Mon Jan _2 15:04:05 2006", 'a': "Mon", 'A': "Monday", 'b': "Jan", 'h': "Jan", 'B': "January",
+	'd': "02", 'e': "_2", 'H': "15", 'I': "03", 'M': "04", 'S': "05", 'p': "PM", 'y': "06", 'Y': "2006",
+	'm': "01", 'F': "2006-01-02", 'T': "15:04:05", 'D': "01/02/06", 'R': "15:04", 'z': "-0700", 'Z': "MST",
+}
+
 // Strftime formats t as C's strftime does in the C locale, for the
-// conversions iperf3's users write (%c %a %A %b %B %d %e %H %I %M %S %p
-// %y %Y %m %j %F %T %D %R %s %z %Z %n %t %%); others are copied as they
-// are.
+// conversions iperf3's users write (those of strftimeLayouts, and %j %s
+// %n %t %%); others are copied as they are.
 func Strftime(format string, t time.Time) string {
 	var sb strings.Builder
 	for i := 0; i < len(format); i++ {
@@ -56,53 +63,16 @@ func Strftime(format string, t time.Time) string {
 			continue
 		}
 		i++
-		switch format[i] {
-		case 'c':
-			sb.WriteString(t.Format("Mon Jan _2 15:04:05 2006"))
-		case 'a':
-			sb.WriteString(t.Format("Mon"))
-		case 'A':
-			sb.WriteString(t.Format("Monday"))
-		case 'b', 'h':
-			sb.WriteString(t.Format("Jan"))
-		case 'B':
-			sb.WriteString(t.Format("January"))
-		case 'd':
-			sb.WriteString(t.Format("02"))
-		case 'e':
-			sb.WriteString(t.Format("_2"))
-		case 'H':
-			sb.WriteString(t.Format("15"))
-		case 'I':
-			sb.WriteString(t.Format("03"))
-		case 'M':
-			sb.WriteString(t.Format("04"))
-		case 'S':
-			sb.WriteString(t.Format("05"))
-		case 'p':
-			sb.WriteString(t.Format("PM"))
-		case 'y':
-			sb.WriteString(t.Format("06"))
-		case 'Y':
-			sb.WriteString(t.Format("2006"))
-		case 'm':
-			sb.WriteString(t.Format("01"))
+		c := format[i]
+		if l, ok := strftimeLayouts[c]; ok {
+			sb.WriteString(t.Format(l))
+			continue
+		}
+		switch c {
 		case 'j':
 			fmt.Fprintf(&sb, "%03d", t.YearDay())
-		case 'F':
-			sb.WriteString(t.Format("2006-01-02"))
-		case 'T':
-			sb.WriteString(t.Format("15:04:05"))
-		case 'D':
-			sb.WriteString(t.Format("01/02/06"))
-		case 'R':
-			sb.WriteString(t.Format("15:04"))
 		case 's':
 			fmt.Fprintf(&sb, "%d", t.Unix())
-		case 'z':
-			sb.WriteString(t.Format("-0700"))
-		case 'Z':
-			sb.WriteString(t.Format("MST"))
 		case 'n':
 			sb.WriteByte('\n')
 		case 't':
@@ -111,7 +81,7 @@ func Strftime(format string, t time.Time) string {
 			sb.WriteByte('%')
 		default:
 			sb.WriteByte('%')
-			sb.WriteByte(format[i])
+			sb.WriteByte(c)
 		}
 	}
 	return sb.String()

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/engine"
@@ -252,15 +251,7 @@ func streamSetup(base time.Duration, n int, rtt time.Duration) time.Duration {
 
 // ctrlRTT is the control connection's smoothed RTT (0 when unknown).
 func (t *session) ctrlRTT() time.Duration {
-	sc, ok := t.ctrl.(syscall.Conn)
-	if !ok {
-		return 0
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	ti, err := sockopt.ReadTCPInfo(rc)
+	ti, err := sockopt.TCPInfoOf(t.ctrl)
 	if err != nil {
 		return 0
 	}

@@ -72,6 +72,20 @@ func (o Options) Apply(rc syscall.RawConn, ipv6 bool) error {
 	return errors.Join(errs...)
 }
 
+// TCPInfoOf reads TCP_INFO of a connection (ErrUnsupported where the
+// system has none, or c is not a socket).
+func TCPInfoOf(c net.Conn) (*TCPInfo, error) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil, ErrUnsupported
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	return ReadTCPInfo(rc)
+}
+
 // control runs f on the descriptor and joins both errors.
 // IsIPv6 reports whether a "host:port" address is an IPv6 one (not an
 // IPv4 or IPv4-mapped one), for Options.Apply's ipv6.
