@@ -451,24 +451,29 @@ func TestStar(t *testing.T) {
 // this test fails with both namespaces left.
 func TestFirstRunLeavesNoNamespaces(t *testing.T) {
 	l := newLab(t)
-	script := `set -e
-mount --make-rprivate /
-mount -t tmpfs tcptune-test /run
-trap '"$0" lab down --all >/dev/null 2>&1 || true' EXIT
-"$0" lab up tt-first --rate 100mbit --rtt 10ms >/dev/null
+	script := `"$0" lab up tt-first --rate 100mbit --rtt 10ms >/dev/null
 ip netns add tt-first-other
 "$0" lab down tt-first >/dev/null
 ip netns del tt-first-other
 echo "left: $(ls /run/netns | tr '\n' ' ')"
 ip netns list 2>&1
 `
-	out, err := exec.Command("unshare", "-m", "sh", "-c", script, l.bin).CombinedOutput()
+	if got := inFreshRun(t, l.bin, script); got != "left:" {
+		t.Fatalf("after lab down in a fresh /run:\n%s", got)
+	}
+}
+
+// inFreshRun runs script (sh, $0 = the binary) in a mount namespace of
+// its own, whose /run is an empty tmpfs: a fresh machine's, and nothing
+// it mounts reaches this host.
+func inFreshRun(t *testing.T, bin, script string) string {
+	t.Helper()
+	prelude := "set -e\nmount --make-rprivate /\nmount -t tmpfs tcptune-test /run\ntrap '\"$0\" lab down --all >/dev/null 2>&1 || true' EXIT\n"
+	out, err := exec.Command("unshare", "-m", "sh", "-c", prelude+script, bin).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if got := strings.TrimSpace(string(out)); got != "left:" {
-		t.Fatalf("after lab down in a fresh /run:\n%s", got)
-	}
+	return strings.TrimSpace(string(out))
 }
 
 // UDP tests survive a lossy path: the hello or its reply is lost (here
@@ -540,11 +545,7 @@ func TestSatelliteManyStreams(t *testing.T) {
 // lab down then left its namespaces behind).
 func TestNetnsDirWithLiveNamespaces(t *testing.T) {
 	l := newLab(t)
-	script := `set -e
-mount --make-rprivate /
-mount -t tmpfs tcptune-test /run
-trap '"$0" lab down --all >/dev/null 2>&1 || true' EXIT
-mkdir -p /run/netns
+	script := `mkdir -p /run/netns
 touch /run/netns/tt-older
 mount --bind /proc/self/ns/net /run/netns/tt-older
 "$0" lab up tt-live --rate 100mbit --rtt 10ms >/dev/null
@@ -552,11 +553,7 @@ umount /run/netns/tt-older && rm /run/netns/tt-older
 "$0" lab down tt-live >/dev/null
 echo "left: $(ls /run/netns | tr '\n' ' ')"
 `
-	out, err := exec.Command("unshare", "-m", "sh", "-c", script, l.bin).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	if got := strings.TrimSpace(string(out)); got != "left:" {
+	if got := inFreshRun(t, l.bin, script); got != "left:" {
 		t.Fatalf("with a namespace already in /run/netns:\n%s", got)
 	}
 }
