@@ -91,3 +91,20 @@ func TestTwoUDPTestsFromOneAddress(t *testing.T) {
 		}
 	}
 }
+
+// UDP told true: a receiver whose socket buffer is too small for the
+// rate (here this client, -R with -w 4K) loses datagrams in its own
+// kernel, and the verdict names that buffer, not the network.
+func TestUDPLossNamesTheReceiveBuffer(t *testing.T) {
+	port, _ := startTcptuneServer(t)
+	out, errOut, err := testutil.Run(t, 30*time.Second, testutil.Binary(t), "bench", "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-u", "-R", "-b", "2G", "-l", "1400", "-w", "4K", "-t", "1")
+	if err != nil {
+		t.Fatalf("%v\n%s%s", err, out, errOut)
+	}
+	if !strings.Contains(out, "Limit (server→client): limited by the receiver's socket buffer") || !strings.Contains(out, "raise -w") {
+		t.Errorf("want the receive buffer named:\n%s", out)
+	}
+	if strings.Contains(out, "tcp_rmem") {
+		t.Errorf("a UDP report names TCP's buffers:\n%s", out)
+	}
+}
