@@ -495,7 +495,7 @@ func TestUDPHandshakeUnderLoss(t *testing.T) {
 	}{{"tcptune", []string{l.bin, "serve", "-p", "5301"}}, {"iperf3 3.22", []string{iperf3, "-s", "-p", "5301"}}} {
 		p := testutil.Start(t, l.bin, append([]string{"lab", "exec", name, "b", "--"}, srv.argv...)...)
 		testutil.WaitListeningPID(t, p.Cmd.Process.Pid, 5301)
-		for i := 0; i < 8; i++ {
+		for i := 0; i < 6; i++ {
 			args := []string{"lab", "exec", name, "a", "--", l.bin, "bench", "-c", addr, "-p", "5301", "-u", "-b", "5M", "-t", "1", "--connect-timeout", "20000"}
 			if i%2 == 1 {
 				args = append(args, "-R")
