@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -466,3 +467,64 @@ func TestFailedLoginLogIsRateLimited(t *testing.T) {
 		t.Fatalf("after the window: logged %v, %d left out", ok, q)
 	}
 }
+
+// A data connection offered after the test has all its streams (here a
+// second one for -P 1, sent at once) is refused and closed, not left
+// waiting in the hand-over buffer until garbage collection.
+func TestExtraDataConnectionIsClosed(t *testing.T) {
+	_, addr, _ := startServer(t, Options{MaxTests: 64, MaxPerClient: 64})
+	for i := 0; i < 30; i++ {
+		c, ck := control(t, addr)
+		wire.WriteJSON(c, wire.Params{Time: 1, Parallel: 1, ServerAffinity: -1, ClientVersion: "3.22"})
+		if st, _ := wire.ReadState(c); st != wire.CreateStreams {
+			t.Fatalf("want CREATE_STREAMS, got %v", st)
+		}
+		a, b := dial(t, addr), dial(t, addr)
+		a.Write(ck[:])
+		b.Write(ck[:])
+		// One is the stream; the other must hear ACCESS_DENIED or EOF at
+		// once (the stream hears nothing until the test runs).
+		refused := make(chan bool, 2)
+		for _, d := range []net.Conn{a, b} {
+			go func(d net.Conn) {
+				d.SetReadDeadline(time.Now().Add(time.Second))
+				st, err := wire.ReadState(d)
+				refused <- (err == nil && st == wire.AccessDenied) || errors.Is(err, io.EOF)
+			}(d)
+		}
+		if r := <-refused; !r && !<-refused {
+			t.Fatalf("round %d: the extra data connection was neither refused nor closed", i)
+		}
+		c.Close()
+		a.Close()
+		b.Close()
+	}
+}
+
+// Per-client limits count an IPv6 /64 as one client.
+func TestClientAddrGroupsIPv6By64(t *testing.T) {
+	conn := func(ip string) net.Conn {
+		return fakeAddrConn{&net.TCPAddr{IP: net.ParseIP(ip), Port: 40000}}
+	}
+	a, b := clientAddr(conn("2001:db8:1:2::1")), clientAddr(conn("2001:db8:1:2:ffff::9"))
+	if a != b || a != "2001:db8:1:2::/64" {
+		t.Errorf("%q %q", a, b)
+	}
+	if c := clientAddr(conn("2001:db8:1:3::1")); c == a {
+		t.Error("another /64 counted as the same client")
+	}
+	if v4 := clientAddr(conn("10.0.0.7")); v4 != "10.0.0.7" {
+		t.Errorf("IPv4: %q", v4)
+	}
+}
+
+type fakeAddrConn struct{ addr net.Addr }
+
+func (c fakeAddrConn) RemoteAddr() net.Addr           { return c.addr }
+func (fakeAddrConn) Read([]byte) (int, error)         { return 0, io.EOF }
+func (fakeAddrConn) Write(b []byte) (int, error)      { return len(b), nil }
+func (fakeAddrConn) Close() error                     { return nil }
+func (fakeAddrConn) LocalAddr() net.Addr              { return nil }
+func (fakeAddrConn) SetDeadline(time.Time) error      { return nil }
+func (fakeAddrConn) SetReadDeadline(time.Time) error  { return nil }
+func (fakeAddrConn) SetWriteDeadline(time.Time) error { return nil }

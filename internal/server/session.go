@@ -299,6 +299,18 @@ func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
 		t.mu.Lock()
 		t.accepting = false
 		t.mu.Unlock()
+		// A connection offered after the last one was taken (a client
+		// opening one too many, or after the deadline) waits in the
+		// buffer: close it now, not when the collector finds it.
+		for {
+			select {
+			case a := <-streamCh:
+				wire.WriteState(a.c, wire.AccessDenied)
+				a.c.Close()
+			default:
+				return
+			}
+		}
 	}()
 	if err := wire.WriteState(t.ctrl, wire.CreateStreams); err != nil {
 		return nil, err
