@@ -57,6 +57,9 @@ func TestIperf3Spellings(t *testing.T) {
 		{[]string{"iperf3", "-c", "127.0.0.1", "-p", "1", "--sctp"}, "SCTP is not supported by tcptune"},
 		{[]string{"iperf3", "-c", "127.0.0.1", "-p", "1", "--dscp", "af99"}, "--dscp: accepts 0-63 or a name"},
 		{[]string{"tcptune", "bench", "-c", "127.0.0.1", "-p", "1", "--rev"}, ""},
+		// iperf3's own auth test script spells it so: a prefix of
+		// --authorized-users-path, with =value.
+		{[]string{"iperf3", "-s", "--rsa-private-key-path=/nonexistent/private.pem", "--authorized-user=/nonexistent/users.csv"}, "--rsa-private-key-path: open /nonexistent/private.pem"},
 	} {
 		var out, errOut bytes.Buffer
 		code := Main(c.args, &out, &errOut)
