@@ -353,6 +353,9 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 		if choice, err = r.levers(ctx, choice, why); err != nil {
 			return nil, err
 		}
+		if choice, err = r.retrim(ctx, choice); err != nil {
+			return nil, err
+		}
 	}
 	if choice != base && !r.improves(choice, base) {
 		res.Steps = append(res.Steps, fmt.Sprintf("the best found (%s) is within %.0f%% of the baseline in every judged direction: keeping the current settings", choice.Name, 100*minGain))
@@ -660,6 +663,63 @@ func (r *runner) tryLower(ctx context.Context, what string, q point, why map[str
 		return c, nil
 	}
 	return choice, nil
+}
+
+// retrim gives a congestion control that the levers chose its own
+// buffers: cubic's climb raised the maxima, where BBR paces at the
+// bottleneck and needs about the model's share (and a larger buffer
+// lets it overfill a shallow queue). Maxima above the model's need (2 ×
+// BDP with headroom) are lowered to it, then to 1.5 × BDP, with the same
+// control, each kept if every judged direction does as well.
+func (r *runner) retrim(ctx context.Context, choice *Candidate) (*Candidate, error) {
+	if choice.Congestion == "" {
+		return choice, nil
+	}
+	for _, m := range []float64{2 * headroom, 1.5} {
+		lower, err := r.lowerWith(ctx, choice, roundUp(m*float64(r.res.BDP)))
+		if err != nil {
+			return nil, err
+		}
+		if lower == choice {
+			break
+		}
+		choice = lower
+	}
+	return choice, nil
+}
+
+// lowerWith screens choice's maxima lowered to at most to, with its
+// congestion control, and returns it if no judged direction falls below
+// the tolerance, else choice.
+func (r *runner) lowerWith(ctx context.Context, choice *Candidate, to int64) (*Candidate, error) {
+	p := at(choice)
+	q := point{min(p.R, to), min(p.W, to)}
+	if q == p {
+		return choice, nil
+	}
+	why := reasons(choice, p, q, func(_ string, from int64) string {
+		return fmt.Sprintf("lowered from %s to %s for %s, which needs no more: the plateau held", r.multiple(from), r.multiple(to), choice.Congestion)
+	})
+	c := r.candidate(q, why)
+	for _, st := range choice.Settings {
+		if st.Key == keyCC {
+			c.Settings = append(c.Settings, st)
+		}
+	}
+	c.Congestion, c.Name = choice.Congestion, c.Name+" with "+choice.Congestion
+	c.resolve(r.current)
+	r.res.Candidates = append(r.res.Candidates, c)
+	r.res.Steps = append(r.res.Steps, "trim for "+choice.Congestion+": "+c.Name)
+	if err := r.screen(ctx, c, false, TrialSpec{Congestion: c.Congestion}); err != nil {
+		return nil, err
+	}
+	for _, d := range r.res.Controllable {
+		if x, y := c.Summary[d], choice.Summary[d]; x.N > 0 && y.N > 0 && x.Median < (1-r.tol)*y.Median {
+			c.Status = fmt.Sprintf("%s %.0f%% of %s", d, 100*x.Median/y.Median, choice.Name)
+			return choice, nil
+		}
+	}
+	return c, nil
 }
 
 // lossy reports whether a judged direction of c was held by the
