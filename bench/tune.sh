@@ -197,5 +197,7 @@ for sc in "${scenarios[@]}"; do
 	for p in "${bg[@]}"; do kill "$p" 2>/dev/null || true; done
 	bg=()
 	report "$name" "$rate_bps" "$rtt_s" "$wall" "$out/r.json" "$out/best.tsv"
-	cp "$out/r.json" "${TUNE_BENCH_KEEP:-/tmp}/tune-bench-$(tr -c 'a-z0-9' '_' <<<"$name").json" 2>/dev/null || true
+	keep="${TUNE_BENCH_KEEP:-/tmp}/tune-bench-$(tr -c 'a-z0-9' '_' <<<"$name")"
+	cp "$out/r.json" "$keep.json" 2>/dev/null || true
+	cp "$out/sweep.tsv" "$keep.sweep.tsv" 2>/dev/null || true
 done
