@@ -321,15 +321,15 @@ func TestInterruptedTune(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("20261123-100000-1", 4242) // a running tune's trial
-	write("20261123-100000-2", 0)    // an apply meant to stay
+	write("20261123-100000-aaaaa1", 4242) // a running tune's trial
+	write("20261123-100000-aaaaa2", 0)    // an apply meant to stay
 	h := Host{Root: root, Probe: fakeProbe{e: goodNIC}, Backups: dir}
 	if r := results(t, h)["interrupted-tune"]; r.Verdict != OK {
 		t.Fatalf("%+v", r)
 	}
-	write("20261123-100001-3", 4243) // its process is gone
+	write("20261123-100001-aaaaa3", 4243) // its process is gone
 	r := results(t, h)["interrupted-tune"]
-	if r.Verdict != Fail || !strings.Contains(r.Evidence, "tcp_wmem 4096 16384 4194304 → 4096 16384 9437184") || r.Fix != "tcptune rollback 20261123-100001-3" {
+	if r.Verdict != Fail || !strings.Contains(r.Evidence, "tcp_wmem 4096 16384 4194304 → 4096 16384 9437184") || r.Fix != "tcptune rollback 20261123-100001-aaaaa3" {
 		t.Fatalf("%+v", r)
 	}
 }
