@@ -2,6 +2,7 @@ package watch
 
 import (
 	"bytes"
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -113,6 +114,25 @@ tcptune_socket_limited_seconds_total{by="rwnd",local="10.0.0.2:5201",remote="10.
 tcptune_socket_limited_seconds_total{by="sndbuf",local="10.0.0.2:5201",remote="10.0.0.1:40000",state="ESTAB"} 0
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "tcptune_socket_rmem_alloc_bytes", "tcptune_socket_limited_seconds_total"); err != nil {
+		t.Error(err)
+	}
+}
+
+// A scrape exports at most MaxSockets sockets (the most queued) and
+// counts the rest: remote peers must not create series without bound.
+func TestCollectorBoundsSockets(t *testing.T) {
+	var socks []sockdiag.Socket
+	for i := 0; i < 1000; i++ {
+		socks = append(socks, sock("10.0.0.2:5201", fmt.Sprintf("10.%d.%d.1:40000", i/250, i%250), uint32(i), sockdiag.SkMem{}, sockopt.TCPInfo{}))
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(NewCollector(fixed{Time: time.Now(), Sockets: socks}))
+	n, err := testutil.GatherAndCount(reg, "tcptune_socket_recv_queue_bytes")
+	if err != nil || n != MaxSockets {
+		t.Fatalf("%d series (%v), want %d", n, err, MaxSockets)
+	}
+	want := "\n# HELP tcptune_sockets_left_out Sockets this scrape did not export, beyond the most-queued 64.\n# TYPE tcptune_sockets_left_out gauge\ntcptune_sockets_left_out 936\n"
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "tcptune_sockets_left_out"); err != nil {
 		t.Error(err)
 	}
 }
