@@ -76,14 +76,20 @@ func (s summary) find(id string) *cand {
 	return nil
 }
 
-// The README's main job, shortened: tune on a 1 Gbit/s × 50 ms lab link
-// whose namespaces inherit a 4 MB tcp_wmem max (send-buffer limited),
-// with the JSON summary and the HTML report.
+// The README's main job, shortened: tune on a 1 Gbit/s lab link whose
+// namespaces inherit the host's tcp_wmem max, with the JSON summary and
+// the HTML report. The RTT is chosen so that the inherited send buffer
+// binds (the BDP is at least 1.6 × it: one flow reaches about 40% of the
+// link), 50 ms on a host with Linux's default 4 MiB: so the gain is
+// asserted on any host, not only on one with small buffers.
 func TestTuneLab(t *testing.T) {
 	bin := setup(t)
 	dir := t.TempDir()
 	report := filepath.Join(dir, "tune.html")
-	out, errOut, err := testutil.Run(t, 8*time.Minute, bin, "tune", "--lab", "--name", "tt-tune", "--rate", "1gbit", "--rtt", "50ms",
+	inheritedWmem := maxField(readProc(t, "net/ipv4/tcp_wmem"))
+	rtt := max(50*time.Millisecond, time.Duration(1.6*float64(inheritedWmem)*8/1e9*float64(time.Second))).Round(time.Millisecond)
+	testutil.Need(t, rtt <= 600*time.Millisecond, fmt.Sprintf("the host's tcp_wmem max (%d) needs an RTT over 600 ms to bind at 1 Gbit/s", inheritedWmem))
+	out, errOut, err := testutil.Run(t, 8*time.Minute, bin, "tune", "--lab", "--name", "tt-tune", "--rate", "1gbit", "--rtt", rtt.String(),
 		"--time", "2", "--json", "--report", report)
 	if err != nil {
 		t.Fatalf("tune: %v\n%s\n%s", err, out, errOut)
@@ -97,7 +103,6 @@ func TestTuneLab(t *testing.T) {
 			t.Errorf("progress lacks %q:\n%s", stage, errOut)
 		}
 	}
-	inheritedWmem := maxField(readProc(t, "net/ipv4/tcp_wmem"))
 	base := s.find("baseline")
 	ch := s.find(s.Choice)
 	if base == nil || ch == nil || s.Verify == nil {
@@ -110,17 +115,12 @@ func TestTuneLab(t *testing.T) {
 		if b.N != 3 || a.N != 3 {
 			t.Errorf("%s: %d baseline and %d verification trials, want 3", d, b.N, a.N)
 		}
-		// A send buffer below the BDP (Linux's default 4 MB caps 50 ms
-		// near 600 Mbit/s) leaves a clear gain; otherwise the choice
-		// must at least not lose.
-		switch {
-		case inheritedWmem < s.BDP && a.Median < 1.4*b.Median:
-			t.Errorf("%s: after %.0f is not clearly above before %.0f (inherited tcp_wmem max %d)", d, a.Median, b.Median, inheritedWmem)
-		case a.Median < 0.95*b.Median:
-			t.Errorf("%s: after %.0f is below before %.0f", d, a.Median, b.Median)
+		// The inherited send buffer binds: a clear gain.
+		if a.Median < 1.4*b.Median {
+			t.Errorf("%s: after %.0f is not clearly above before %.0f (inherited tcp_wmem max %d, RTT %v)", d, a.Median, b.Median, inheritedWmem, rtt)
 		}
 	}
-	if (inheritedWmem < s.BDP && !s.Kept) || s.Applied {
+	if !s.Kept || s.Applied {
 		t.Errorf("kept %v applied %v: %s", s.Kept, s.Applied, s.Why)
 	}
 	if ch.RmemMax > 4*s.BDP || ch.WmemMax > 4*s.BDP {
