@@ -7,7 +7,12 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/stats"
+	"github.com/tcptune/tcptune/internal/units"
 )
+
+// longRTT is the RTT from which the reference profiles are listed but
+// not measured unless asked for (--compare).
+const longRTT = 300 * time.Millisecond
 
 // compare measures the reference profiles for comparison: what each
 // would set, and one short trial each in the first judged direction
@@ -24,6 +29,17 @@ func (r *runner) compare(ctx context.Context) error {
 		return err
 	}
 	if len(active) == 0 {
+		return nil
+	}
+	if res.RTT >= longRTT && !r.o.Compare {
+		// Each trial costs its omitted start (10 × RTT) and five or six
+		// round trips of iperf3's protocol: at a satellite's RTT the
+		// comparison would add minutes. The profiles are listed with what
+		// they would set, unmeasured.
+		for _, c := range active {
+			c.Status = fmt.Sprintf("not measured: at an RTT of %s each trial costs %s (--compare measures them)", units.FormatDuration(res.RTT), secs(r.omit+time.Second+6*res.RTT))
+		}
+		res.Steps = append(res.Steps, fmt.Sprintf("reference profiles not measured at an RTT of %s, to keep the run within minutes (--compare measures them)", units.FormatDuration(res.RTT)))
 		return nil
 	}
 	dirs, n, what := res.Controllable[:1], 1, "one short trial each"
