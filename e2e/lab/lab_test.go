@@ -495,13 +495,23 @@ func TestUDPHandshakeUnderLoss(t *testing.T) {
 	}{{"tcptune", []string{l.bin, "serve", "-p", "5301"}}, {"iperf3 3.22", []string{iperf3, "-s", "-p", "5301"}}} {
 		p := testutil.Start(t, l.bin, append([]string{"lab", "exec", name, "b", "--"}, srv.argv...)...)
 		testutil.WaitListeningPID(t, p.Cmd.Process.Pid, 5301)
-		for i := 0; i < 6; i++ {
+		for i := 0; i < 4; i++ {
 			args := []string{"lab", "exec", name, "a", "--", l.bin, "bench", "-c", addr, "-p", "5301", "-u", "-b", "5M", "-t", "1", "--connect-timeout", "20000"}
 			if i%2 == 1 {
 				args = append(args, "-R")
 			}
 			start := time.Now()
 			out, errOut, err := testutil.Run(t, 2*time.Minute, l.bin, args...)
+			// iperf3's server runs one test and resets itself between
+			// tests; on a lossy path its last test's end can still be in
+			// flight when the next client connects, and it resets that
+			// connection or says it is busy: the client retries, as the
+			// interop tests do.
+			for retry := 0; retry < 3 && err != nil && (strings.Contains(errOut, "reset by peer") || strings.Contains(errOut, "busy")); retry++ {
+				time.Sleep(time.Second)
+				start = time.Now()
+				out, errOut, err = testutil.Run(t, 2*time.Minute, l.bin, args...)
+			}
 			if err != nil {
 				t.Fatalf("%s, run %d (%v): %v\n%s%s", srv.name, i+1, args[len(args)-1], err, out, errOut)
 			}
@@ -526,7 +536,7 @@ func TestSatelliteManyStreams(t *testing.T) {
 	l.serve(name)
 	addr := l.ls()[name].AddrB
 	iperf3 := testutil.NeedIperf3Newest(t)
-	out, errOut, err := testutil.Run(t, 2*time.Minute, l.bin, "lab", "exec", name, "a", "--", iperf3, "-c", addr, "-P", "16", "-t", "2", "-J")
+	out, errOut, err := testutil.Run(t, 2*time.Minute, l.bin, "lab", "exec", name, "a", "--", iperf3, "-c", addr, "-P", "16", "-t", "1", "-J")
 	if err != nil {
 		t.Fatalf("iperf3 -P 16 over 600 ms: %v\n%.2000s\n%s", err, out, errOut)
 	}

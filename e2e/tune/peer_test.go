@@ -23,7 +23,7 @@ func TestTunePeerSmallPeerWmem(t *testing.T) {
 	if out, err := exec.Command("ip", "netns", "exec", p.ns, "sysctl", "-w", "net.ipv4.tcp_wmem=4096 16384 4194304").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	out, errOut, err := p.tune("tt-tsmall", nil, "--rate", "1gbit", "--trials", "2", "--time", "1.5", "--json", "--apply")
+	out, errOut, err := p.tune("tt-tsmall", nil, "--rate", "1gbit", "--trials", "2", "--time", "1", "--json", "--apply")
 	if err != nil {
 		t.Fatalf("tune --peer: %v\n%s\n%s", err, out, errOut)
 	}

@@ -26,7 +26,7 @@ func TestTunePeerStockIperf3CubicShallow(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	before := p.sysctl("net.ipv4.tcp_wmem")
-	out, errOut, err := p.tune("tt-tstock", nil, "-C", "cubic", "--trials", "2", "--time", "2", "--json")
+	out, errOut, err := p.tune("tt-tstock", nil, "-C", "cubic", "--trials", "2", "--time", "1.5", "--json")
 	if err != nil {
 		t.Fatalf("tune --peer: %v\n%s\n%s", err, out, errOut)
 	}
