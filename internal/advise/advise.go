@@ -129,7 +129,10 @@ func Advise(in Input) (Advice, error) {
 	a := Advice{Input: in, BDP: bdp, StreamBDP: sbdp}
 	forwarding := in.Role == "firewall" || in.Role == "router"
 	// Buffers: 2 × BDP per stream — the kernel keeps part of each buffer
-	// for packet overhead (Linux 6.18 advertised 0.65 × tcp_rmem max).
+	// for packet overhead (window.Linux66: 0.65 of tcp_rmem max becomes
+	// window at MSS 1448, 0.80 of tcp_wmem max holds payload), with
+	// margin for the RTT under load; bench/tune.sh's sweep found its
+	// best points between 1.5 and 4 × BDP (docs/performance.md).
 	buf := clampBuf(roundMiB(2 * float64(sbdp)))
 	if buf == IntMax {
 		a.Warnings = append(a.Warnings, "2 × BDP exceeds 2147483647, the largest buffer the kernel accepts: use several streams (--streams)")

@@ -67,11 +67,13 @@ type Input struct {
 	MSS uint64
 }
 
+// model is the window model at the flow's MSS.
 func (in Input) model() window.Model {
-	if in.Model.Recv == 0 || in.Model.Send == 0 {
-		return window.Linux66
+	m := in.Model
+	if m.Recv == 0 || m.Send == 0 {
+		m = window.Linux66
 	}
-	return in.Model
+	return m.ForMSS(int64(in.MSS))
 }
 
 // idleRTT is the RTT without queueing: given, else the minimum seen,

@@ -56,19 +56,25 @@ var (
 	buildOut  []byte
 )
 
-// Binary builds cmd/tcptune once per test process and returns its path.
+// Binary builds cmd/tcptune once per test process and returns its path:
+// .cache/testbin/<test binary>/tcptune under the module root, replaced by
+// a rename on each run, so that runs leave no temporary directories.
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "tcptune-bin-")
-		if err != nil {
-			buildErr = err
+		dir := filepath.Join(ModuleRoot(), ".cache", "testbin", filepath.Base(os.Args[0]))
+		if buildErr = os.MkdirAll(dir, 0o755); buildErr != nil {
 			return
 		}
 		binPath = filepath.Join(dir, "tcptune")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/tcptune")
+		tmp := fmt.Sprintf("%s.%d", binPath, os.Getpid())
+		cmd := exec.Command("go", "build", "-o", tmp, "./cmd/tcptune")
 		cmd.Dir = ModuleRoot()
-		buildOut, buildErr = cmd.CombinedOutput()
+		if buildOut, buildErr = cmd.CombinedOutput(); buildErr != nil {
+			os.Remove(tmp)
+			return
+		}
+		buildErr = os.Rename(tmp, binPath)
 	})
 	if buildErr != nil {
 		t.Fatalf("build tcptune: %v\n%s", buildErr, buildOut)

@@ -95,9 +95,9 @@ func (r *runner) controllable(base *Candidate) {
 func (r *runner) peerOnly() string { return strings.Join(r.res.PeerAdvice, "; ") }
 
 // modelNeed is the buffer (bytes) the window model says one flow needs
-// to carry the goodput at the idle RTT, with headroom.
+// to carry the goodput at the idle RTT, with headroom, at the trials' MSS.
 func (r *runner) modelNeed(key string) float64 {
-	m := window.Host()
+	m := r.model.ForMSS(int64(r.mss))
 	bdp := window.BDP(r.res.Goodput, r.res.RTT)
 	if key == keyRmem {
 		return headroom * float64(m.RecvBuffer(bdp))

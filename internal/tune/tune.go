@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/window"
 )
 
 // Direction of a trial: forward is this end sending (iperf3's default),
@@ -172,7 +173,7 @@ type Progress interface {
 // returns, unless the result is kept with Options.Apply.
 func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) {
 	o.defaults()
-	r := &runner{env: env, o: o, pr: pr, res: &Result{Env: env.Describe(), Peer: env.Peer(), BothEnds: env.BothEnds(), Started: time.Now()}}
+	r := &runner{env: env, o: o, pr: pr, model: window.Host(), res: &Result{Env: env.Describe(), Peer: env.Peer(), BothEnds: env.BothEnds(), Started: time.Now()}}
 	res := r.res
 	defer func() { res.Elapsed = time.Since(res.Started).Seconds() }()
 
@@ -318,7 +319,8 @@ type runner struct {
 	omit    time.Duration
 	current map[string]string
 	seq     int
-	mss     int     // the first trial's MSS, which the goodput assumes
+	mss     int // the first trial's MSS, which the goodput assumes
+	model   window.Model
 	tol     float64 // the plateau's tolerance (see tolerance)
 	// best is the best median seen per direction (see note); paid says
 	// which knobs' raises gained in the direction that asked for them.

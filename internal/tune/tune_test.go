@@ -611,3 +611,26 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+// The buffer tune raises to follows the window model at the trials' MSS:
+// jumbo segments need less receive buffer for the same window; the send
+// side's share does not depend on the MSS.
+func TestModelNeedFollowsMSS(t *testing.T) {
+	r := &runner{model: window.Linux66, res: &Result{Goodput: 1e9, RTT: 50 * time.Millisecond}}
+	bdp := float64(window.BDP(1e9, 50*time.Millisecond))
+	r.mss = 1448
+	rmem, wmem := r.modelNeed(keyRmem), r.modelNeed(keyWmem)
+	if got := rmem / bdp; got < 1.15/0.66 || got > 1.15/0.64 {
+		t.Errorf("rmem need at MSS 1448: %.2f × BDP", got)
+	}
+	if got := wmem / bdp; got < 1.15/0.81 || got > 1.15/0.79 {
+		t.Errorf("wmem need: %.2f × BDP", got)
+	}
+	r.mss = 8948
+	if got := r.modelNeed(keyRmem) / bdp; got < 1.15/0.84 || got > 1.15/0.82 {
+		t.Errorf("rmem need at MSS 8948: %.2f × BDP", got)
+	}
+	if r.modelNeed(keyWmem) != wmem {
+		t.Errorf("wmem need changed with the MSS")
+	}
+}

@@ -31,21 +31,45 @@ func Rate(window float64, rtt time.Duration) float64 {
 // Model is how much of a socket buffer a kernel turns into window. The
 // kernel charges each buffer with the packets' memory (truesize), not
 // their payload, so only a share of a buffer ever holds data.
+// bench/window.sh measures both shares on lab links (docs/performance.md).
 type Model struct {
-	// Recv is the share of the receive buffer advertised as window:
-	// ≈0.65 on Linux 6.6+ (from the measured payload/truesize ratio),
-	// 0.5 before (tcp_adv_win_scale = 1).
+	// Recv is the share of the receive buffer advertised as window. On
+	// Linux 6.6+ it is the kernel's scaling_ratio, payload over the
+	// truesize of the segments received: measured 0.66 at MSS 1448 and
+	// 0.83 at MSS 8948 (see ForMSS); 0.5 before 6.6 (tcp_adv_win_scale
+	// = 1), whatever the MSS.
 	Recv float64
 	// Send is the share of the send buffer that holds unacknowledged
-	// payload (≈0.65: measured 449 Mbit/s through a 4 MiB tcp_wmem at
-	// 1 Gbit/s × 50 ms on Linux 6.18, where 4 MiB ÷ 50 ms is 671).
+	// payload: measured 0.81–0.89 in flight at MSS 1448 and 8948 (send
+	// skbs carry up to 64 KB each, so their overhead is small), and 536
+	// Mbit/s through a 4 MiB tcp_wmem at 1 Gbit/s × 50 ms (0.80 of 671).
 	Send float64
 	// Kernel names the release the model is for ("" = Linux 6.6+).
 	Kernel string
+	// fixedRecv: the receive share does not follow the MSS (before 6.6).
+	fixedRecv bool
 }
 
-// Linux66 is the model of Linux 6.6 and later.
-var Linux66 = Model{Recv: 0.65, Send: 0.65}
+// Linux66 is the model of Linux 6.6 and later at MSS 1448 (a 1500-byte
+// path).
+var Linux66 = Model{Recv: 0.65, Send: 0.80}
+
+// jumboRecv is the receive share measured at MSS 8948 (MTU 9000).
+const jumboRecv = 0.83
+
+// ForMSS is the model for segments of mss bytes: on Linux 6.6+ the
+// receive share grows with the segment, since a segment's fixed
+// overhead is spread over more payload (interpolated between the shares
+// measured at MSS 1448 and 8948, and never above the latter). Before
+// 6.6, and for an unknown MSS (0), the model is unchanged.
+func (m Model) ForMSS(mss int64) Model {
+	if m.fixedRecv || mss <= 1448 {
+		return m
+	}
+	f := min(1, float64(mss-1448)/float64(8948-1448))
+	m.Recv = max(m.Recv, m.Recv+f*(jumboRecv-m.Recv))
+	return m
+}
 
 // Linux is the model for a kernel release ("6.1.0-18-amd64"); an
 // unreadable release gets Linux66.
@@ -54,7 +78,7 @@ func Linux(release string) Model {
 	m.Kernel = release
 	major, minor, ok := parseRelease(release)
 	if ok && (major < 6 || (major == 6 && minor < 6)) {
-		m.Recv = 0.5
+		m.Recv, m.fixedRecv = 0.5, true
 	}
 	return m
 }

@@ -31,7 +31,7 @@ func TestModel(t *testing.T) {
 	// show and advise used to disagree about a 4 MiB send buffer at 50
 	// ms (671 vs 520 Mbit/s); the model says one thing.
 	sc := m.SendCap(4<<20, 50*time.Millisecond)
-	if math.Abs(sc-436.2e6) > 1e6 {
+	if math.Abs(sc-536.9e6) > 1e6 {
 		t.Errorf("send cap %v", sc)
 	}
 	if m.RecvBuffer(m.RecvWindow(1<<20)) > 1<<20+2 {
@@ -39,6 +39,16 @@ func TestModel(t *testing.T) {
 	}
 	if got := m.Cap(8<<20, 4<<20, 50*time.Millisecond); got != sc {
 		t.Errorf("cap %v, want the send side %v", got, sc)
+	}
+	// The receive share follows the MSS on 6.6+, not before.
+	for _, c := range []struct {
+		m    Model
+		mss  int64
+		want float64
+	}{{m, 0, 0.65}, {m, 1448, 0.65}, {m, 8948, 0.83}, {m, 65483, 0.83}, {m, 5198, 0.74}, {Linux("6.1.0"), 8948, 0.5}} {
+		if got := c.m.ForMSS(c.mss).Recv; math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s at MSS %d: recv share %v, want %v", c.m.Kernel, c.mss, got, c.want)
+		}
 	}
 	if ExplicitBuffer(65536, 212992) != 131072 || ExplicitBuffer(1<<20, 212992) != 425984 {
 		t.Error("explicit buffer")
