@@ -201,9 +201,9 @@ func TestAuthTcptuneClientIperf3Server(t *testing.T) {
 	for _, pr := range peers(t) {
 		t.Run(pr.name, func(t *testing.T) {
 			pkcs1 := pr.name == "3.12"
-			port := testutil.FreePort(t)
-			testutil.Start(t, pr.path, "-s", "-p", strconv.Itoa(port), "--rsa-private-key-path", f.private, "--authorized-users-path", f.users)
-			testutil.WaitListening(t, port)
+			port, _ := testutil.ServeOnFreePort(t, pr.path, func(port int) []string {
+				return []string{"-s", "-p", strconv.Itoa(port), "--rsa-private-key-path", f.private, "--authorized-users-path", f.users}
+			})
 			for _, a := range authAttempts {
 				out, err := login(t, bin, port, f, a, pkcs1)
 				if a.ok {

@@ -171,17 +171,14 @@ func check(t *testing.T, d doc, args []string, udp bool) {
 }
 
 func startIperf3Server(t *testing.T, ip string) int {
-	port := testutil.FreePort(t)
-	testutil.Start(t, ip, "-s", "-p", strconv.Itoa(port))
-	testutil.WaitListening(t, port)
+	port, _ := testutil.ServeOnFreePort(t, ip, func(port int) []string { return []string{"-s", "-p", strconv.Itoa(port)} })
 	return port
 }
 
 func startTcptuneServer(t *testing.T, extra ...string) (int, *testutil.Proc) {
-	port := testutil.FreePort(t)
-	p := testutil.Start(t, testutil.Binary(t), append([]string{"serve", "-p", strconv.Itoa(port)}, extra...)...)
-	testutil.WaitListening(t, port)
-	return port, p
+	return testutil.ServeOnFreePort(t, testutil.Binary(t), func(port int) []string {
+		return append([]string{"serve", "-p", strconv.Itoa(port)}, extra...)
+	})
 }
 
 func runClient(t *testing.T, bin string, port int, args []string) string {
@@ -447,9 +444,7 @@ func TestIperf3Symlink(t *testing.T) {
 	if err := exec.Command("ln", "-s", bin, link).Run(); err != nil {
 		t.Fatal(err)
 	}
-	port := testutil.FreePort(t)
-	testutil.Start(t, link, "-s", "-p", strconv.Itoa(port))
-	testutil.WaitListening(t, port)
+	port, _ := testutil.ServeOnFreePort(t, link, func(port int) []string { return []string{"-s", "-p", strconv.Itoa(port)} })
 	d := parse(t, runClient(t, link, port, []string{"-t", "1", "-P", "2"}))
 	check(t, d, []string{"-P", "2"}, false)
 	if !strings.Contains(fmt.Sprint(d.obj("start")["version"]), "tcptune") {

@@ -3,6 +3,7 @@ package interop_test
 import (
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -128,9 +129,7 @@ func TestPSchedulerCommandLines(t *testing.T) {
 	}
 	for _, s := range pschedulerServers {
 		t.Run("server "+strings.Join(s, " "), func(t *testing.T) {
-			port := testutil.FreePort(t)
-			p := testutil.Start(t, link, append(s, "-p", strconv.Itoa(port))...)
-			testutil.WaitListening(t, port)
+			port, p := testutil.ServeOnFreePort(t, link, func(port int) []string { return append(slices.Clone(s), "-p", strconv.Itoa(port)) })
 			if out, errOut, err := testutil.Run(t, 60*time.Second, newest, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1", "--json"); err != nil {
 				t.Fatalf("client: %v\n%s%s", err, out, errOut)
 			}

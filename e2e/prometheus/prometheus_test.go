@@ -57,10 +57,10 @@ func TestPrometheusScrapesServeAndWatch(t *testing.T) {
 	prom, err := exec.LookPath("prometheus")
 	testutil.Need(t, err == nil, "prometheus is not installed (make deps)")
 	bin := testutil.Binary(t)
-	port, servePort, watchPort, promPort := testutil.FreePort(t), testutil.FreePort(t), testutil.FreePort(t), testutil.FreePort(t)
-	testutil.Start(t, bin, "serve", "-p", strconv.Itoa(port), "--prometheus", fmt.Sprintf("127.0.0.1:%d", servePort))
-	testutil.WaitListening(t, port)
-	testutil.WaitListening(t, servePort)
+	ports, _ := testutil.ServeOnFreePorts(t, 2, bin, func(p []int) []string {
+		return []string{"serve", "-p", strconv.Itoa(p[0]), "--prometheus", fmt.Sprintf("127.0.0.1:%d", p[1])}
+	})
+	port, servePort := ports[0], ports[1]
 	// Two tests: one each way, from a tcptune client (whose sender view
 	// the server receives) at 200 Mbit/s.
 	for _, extra := range [][]string{nil, {"-R"}} {
@@ -69,8 +69,9 @@ func TestPrometheusScrapesServeAndWatch(t *testing.T) {
 			t.Fatalf("bench %v: %v\n%s%s", extra, err, out, errOut)
 		}
 	}
-	testutil.Start(t, bin, "watch", "--port", strconv.Itoa(port), "--prometheus", fmt.Sprintf("127.0.0.1:%d", watchPort), "-i", "0.5")
-	testutil.WaitListening(t, watchPort)
+	watchPort, _ := testutil.ServeOnFreePort(t, bin, func(p int) []string {
+		return []string{"watch", "--port", strconv.Itoa(port), "--prometheus", fmt.Sprintf("127.0.0.1:%d", p), "-i", "0.5"}
+	})
 
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "prometheus.yml")
@@ -82,8 +83,9 @@ scrape_configs:
   - job_name: tcptune-watch
     static_configs: [{targets: ["127.0.0.1:%d"]}]
 `, servePort, watchPort)), 0o644)
-	p := testutil.Start(t, prom, "--config.file="+conf, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", promPort))
+	promPort, p := testutil.ServeOnFreePort(t, prom, func(port int) []string {
+		return []string{"--config.file=" + conf, "--storage.tsdb.path=" + filepath.Join(dir, "data"), fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port)}
+	})
 	api := fmt.Sprintf("http://127.0.0.1:%d", promPort)
 
 	deadline := time.Now().Add(60 * time.Second)

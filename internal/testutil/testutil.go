@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -193,21 +194,89 @@ func TCPPair(t testing.TB) (client, server net.Conn) {
 // namespace, and no connection that a server would log as an error.
 func WaitListeningPID(t testing.TB, pid, port int) {
 	t.Helper()
-	want := fmt.Sprintf(":%04X", port)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		for _, f := range []string{"tcp", "tcp6"} {
-			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
-			for _, line := range strings.Split(string(b), "\n") {
-				// sl local_address rem_address st ...; st 0A = LISTEN
-				if fs := strings.Fields(line); len(fs) > 3 && strings.HasSuffix(fs[1], want) && fs[3] == "0A" {
-					return
-				}
-			}
+		if len(listeners(pid, port)) > 0 {
+			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("process %d does not listen on port %d", pid, port)
+}
+
+// listeners are the socket inodes listening on TCP port in pid's network
+// namespace.
+func listeners(pid, port int) []string {
+	want := fmt.Sprintf(":%04X", port)
+	var inodes []string
+	for _, f := range []string{"tcp", "tcp6"} {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
+		for _, line := range strings.Split(string(b), "\n") {
+			// sl local_address rem_address st ... uid timeout inode; st 0A = LISTEN
+			if fs := strings.Fields(line); len(fs) > 9 && strings.HasSuffix(fs[1], want) && fs[3] == "0A" {
+				inodes = append(inodes, fs[9])
+			}
+		}
+	}
+	return inodes
+}
+
+// owns reports whether process pid holds one of the socket inodes.
+func owns(pid int, inodes []string) bool {
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, fd := range fds {
+		l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if err != nil {
+			continue
+		}
+		for _, in := range inodes {
+			if l == "socket:["+in+"]" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ServeOnFreePort starts a server (name, args(port)) on a free port and
+// waits until that process itself listens there. FreePort's port can be
+// taken by another process between the check and the server's bind;
+// then the server exits or never owns the listener, and it is tried
+// again on a fresh port.
+func ServeOnFreePort(t testing.TB, name string, args func(port int) []string) (int, *Proc) {
+	t.Helper()
+	ports, p := ServeOnFreePorts(t, 1, name, func(ports []int) []string { return args(ports[0]) })
+	return ports[0], p
+}
+
+// ServeOnFreePorts is ServeOnFreePort for a server that listens on n
+// TCP ports.
+func ServeOnFreePorts(t testing.TB, n int, name string, args func(ports []int) []string) ([]int, *Proc) {
+	t.Helper()
+	for attempt := 1; attempt <= 5; attempt++ {
+		ports := make([]int, n)
+		for i := range ports {
+			for ports[i] = FreePort(t); slices.Contains(ports[:i], ports[i]); ports[i] = FreePort(t) {
+			}
+		}
+		p := Start(t, name, args(ports)...)
+		pid := p.Cmd.Process.Pid
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) && !p.Wait(20*time.Millisecond) {
+			all := true
+			for _, port := range ports {
+				all = all && owns(pid, listeners(pid, port))
+			}
+			if all {
+				return ports, p
+			}
+		}
+		p.Cmd.Process.Kill()
+		p.Wait(5 * time.Second)
+		t.Logf("attempt %d: %s did not listen on ports %v: %s", attempt, name, ports, strings.TrimSpace(p.Stderr.String()+p.Stdout.String()))
+	}
+	t.Fatalf("%s: no ports it could listen on in 5 attempts", name)
+	return nil, nil
 }
 
 // Run runs a command to completion with a timeout.

@@ -39,6 +39,9 @@ type modelEnv struct {
 	// stock: the peer is a stock iperf3, which sends no sender's view:
 	// reverse is counted at this receiver only, with no attribution.
 	stock bool
+	// sendShare, when set, is the kernel's true payload share of the send
+	// buffer, where it differs from the model's.
+	sendShare float64
 }
 
 func newModel(rate float64, rtt time.Duration, rmem, wmem string) *modelEnv {
@@ -60,6 +63,9 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 	m.trials++
 	m.specs = append(m.specs, s)
 	mod := window.Linux66
+	if m.sendShare > 0 {
+		mod.Send = m.sendShare
+	}
 	localR, localW := maxOf(m.values[keyRmem]), maxOf(m.values[keyWmem])
 	rcv, snd := localR, localW // the lab: both ends alike
 	if !m.both {
@@ -632,5 +638,26 @@ func TestModelNeedFollowsMSS(t *testing.T) {
 	}
 	if r.modelNeed(keyWmem) != wmem {
 		t.Errorf("wmem need changed with the MSS")
+	}
+}
+
+// A path where the send buffer's payload share is above the model's
+// (0.94 was measured at 600 ms): a buffer near 1 × BDP screens at the
+// path's rate once, but the bisection does not go below the model's
+// need with headroom, where one trial cannot tell the plateau from
+// noise.
+func TestBisectStopsAtModelNeed(t *testing.T) {
+	m := newModel(100e6, 600*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	m.sendShare = 0.97
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sane(t, res, m)
+	ch := res.Choice()
+	floor := float64(window.Linux66.SendBuffer(res.BDP)) * headroom
+	t.Logf("choice %s: wmem %.2f × BDP; steps:\n%s", ch.ID, float64(ch.WmemMax)/float64(res.BDP), strings.Join(res.Steps, "\n"))
+	if !res.Kept || float64(ch.WmemMax) < floor {
+		t.Errorf("kept %v, wmem max %d below the model's need %.0f (%s)", res.Kept, ch.WmemMax, floor, res.Why)
 	}
 }
