@@ -25,7 +25,7 @@ import (
 func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 
 // links the suite creates; leftovers of a killed run are removed first.
-var links = []string{"tt-tune", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl", "tt-tstock", "tt-tsigp"}
+var links = []string{"tt-tune", "tt-tlong", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl", "tt-tstock", "tt-tsigp"}
 
 func setup(t *testing.T) string {
 	t.Helper()

@@ -200,3 +200,23 @@ func TestUDPLoss(t *testing.T) {
 		t.Errorf("no loss: %s", r)
 	}
 }
+
+// From a 100 Mbit/s × 600 ms lab link (BBR, one BDP of queue): 7.9 MB
+// in flight of an 11.3 MB send buffer, 81 Mbit/s, RTT 780 ms under load,
+// with retransmits. At the idle RTT the buffer allows 120 Mbit/s, more
+// than the path: it is not the limit (it was called "send buffer", and
+// tune raised it to 3 × BDP for nothing); the queue and loss are.
+func TestSendBufferReachedThroughAQueue(t *testing.T) {
+	in := Input{WallUS: 6e6, BusyUS: 6e6, CwndBytes: 9e6, SndWnd: 30e6, SndBuf: 11.3e6, RTTUS: 780000, MinRTTUS: 600000,
+		BitsPerSecond: 81.4e6, Streams: 1, SenderIsLocal: true, Retransmits: 120, InflightBytes: 7.9e6, PathRate: 96.5e6, MSS: 1448}
+	r := Attribute(in)
+	if r.Limit != Network || !strings.Contains(r.Verdict, "only through a queue") || !strings.Contains(r.Advice, "loss") {
+		t.Fatalf("%s", r)
+	}
+	// Without a known path rate, the surplus in flight over what the
+	// rate needs at the idle RTT says the same: a queue, not the buffer.
+	in.PathRate = 0
+	if r := Attribute(in); r.Limit != PathFull {
+		t.Fatalf("path unknown: %s", r)
+	}
+}

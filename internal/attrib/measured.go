@@ -106,23 +106,26 @@ func measured(in Input, n int, sh Shares) (Result, bool) {
 		if f := float64(in.InflightBytes) / float64(in.SndBuf); f > share {
 			share, how = f, "%.0f%% held payload in flight"
 		}
+		if c := window.Rate(share*float64(in.SndBuf), idle) * float64(n); in.PathRate > 0 && c >= in.PathRate && in.RTTUS > in.idleRTT() {
+			// At the idle RTT the buffer allows more than the path: what
+			// is in flight reached it only because a queue built up.
+			return queued(in, sh, fl, c), true
+		}
 		r.CapBPS = max(window.Rate(share*float64(in.SndBuf), idle), in.BitsPerSecond/float64(n))
 		r.Verdict = fmt.Sprintf("limited by the send buffer: %s in flight of a %s send buffer, of which "+how+" (caps one flow near %s at RTT %s)", fl, units.FormatSize(float64(in.SndBuf)), 100*share, units.FormatRateShort(r.CapBPS), fmtRTT(in.idleRTT()))
 		r.Advice = sndbufAdvice(in)
 	default:
 		r.Limit, r.Share = Network, sh.Network
 		r.Verdict = fmt.Sprintf("limited by the congestion window: %s in flight, cwnd %s", fl, units.FormatSize(float64(in.CwndBytes)))
+		r.Advice = cwndAdvice(in)
 		switch {
 		case in.Retransmits > 0:
 			r.Verdict += fmt.Sprintf(", %d retransmits", in.Retransmits)
-			r.Advice = "loss holds the congestion window down: buffers are not the lever; try another congestion control (-C bbr) or parallel streams (-P)"
 		case sndbufCapped(in):
 			r.Capped = string(SendBuffer)
 			r.Verdict += fmt.Sprintf(", %d retransmits, with the send buffer at its cap (%s, below the %s the kernel sizes for this window)",
 				max(in.Retransmits, 0), units.FormatSize(float64(in.SndBuf)), units.FormatSize(float64(window.SendTarget(int64(in.CwndBytes), int64(in.MSS)))))
 			r.Advice = "no loss holds the window, and it grows slowly behind a capped send buffer (cubic after an early exit from slow start): a larger tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal) + " may let it grow; only a trial tells (tcptune tune tries it)"
-		default:
-			r.Advice = "the buffers are not the bottleneck: the congestion control is still growing or the path limits it"
 		}
 	}
 	return r, true
@@ -140,4 +143,26 @@ func sndbufCapped(in Input) bool {
 		return false
 	}
 	return int64(in.SndBuf) < window.SendTarget(int64(in.CwndBytes), int64(in.MSS))
+}
+
+// queued is the verdict for a flow whose bytes in flight reached the
+// send buffer although the buffer allows more than the path at the idle
+// RTT (capBPS): the surplus sat in a queue, so the buffer is not what
+// held the rate; loss, if any, is.
+func queued(in Input, sh Shares, fl string, capBPS float64) Result {
+	r := Result{Limit: Network, Share: sh.Network, Shares: sh, Advice: cwndAdvice(in)}
+	r.Verdict = fmt.Sprintf("limited by the congestion window: %s in flight reached the send buffer only through a queue (RTT %s → %s); at the idle RTT the buffer allows %s, more than the path's %s",
+		fl, fmtRTT(in.idleRTT()), fmtRTT(in.RTTUS), units.FormatRateShort(capBPS), units.FormatRateShort(in.PathRate))
+	if in.Retransmits > 0 {
+		r.Verdict += fmt.Sprintf(", %d retransmits", in.Retransmits)
+	}
+	return r
+}
+
+// cwndAdvice is the advice for a flow the congestion window holds.
+func cwndAdvice(in Input) string {
+	if in.Retransmits > 0 {
+		return "loss holds the congestion window down: buffers are not the lever; try another congestion control (-C bbr) or parallel streams (-P)"
+	}
+	return "the buffers are not the bottleneck: the congestion control is still growing or the path limits it"
 }

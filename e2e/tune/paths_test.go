@@ -1,0 +1,108 @@
+//go:build linux
+
+package tune_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/tcptune/tcptune/internal/lab"
+	"github.com/tcptune/tcptune/internal/testutil"
+)
+
+// The other axes of the paths users have, on one link: a long RTT (300
+// ms), random loss (0.01%, seeded), and a constant 5 Mbit/s UDP flow
+// across the link in the direction tuned, with BBR set explicitly and a
+// 1 MiB tcp_wmem max in end a that holds one flow near 22 Mbit/s. tune
+// must measure the RTT no lower than the link's, report no figure above
+// what the link leaves the TCP flow, find the send buffer, keep a raise
+// within 4 × BDP (the lossy climb at most doubles per step), and name
+// the direction of every step.
+func TestTunePeerLongLossyCross(t *testing.T) {
+	const (
+		name    = "tt-tlong"
+		rateBPS = 50e6
+		crossB  = 5e6
+	)
+	bin := testutil.Binary(t)
+	p := newPeerLabOn(t, name, []string{"--rate", "50mbit", "--rtt", "300ms", "--loss", "0.01%", "--seed", "19"}, bin, "serve", "-p", "5201")
+	for _, ns := range []string{p.ns, "tcptune-" + name + "-b"} {
+		if out, err := exec.Command("ip", "netns", "exec", ns, "sysctl", "-w", "net.ipv4.tcp_congestion_control=bbr").CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	if out, err := exec.Command("ip", "netns", "exec", p.ns, "sysctl", "-w", "net.ipv4.tcp_wmem=4096 16384 1048576").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	cross := testutil.Start(t, bin, "lab", "exec", name, "b", "--", bin, "serve", "-p", "5301")
+	testutil.WaitListeningPID(t, cross.Cmd.Process.Pid, 5301)
+	testutil.Start(t, bin, "lab", "exec", name, "a", "--", "sh", "-c", `exec "$0" bench -c "$TCPTUNE_PEER" -p 5301 -u -b 5M -t 900`, bin)
+
+	out, errOut, err := p.tune(name, nil, "--direction", "forward", "-C", "bbr", "--trials", "2", "--time", "2", "-O", "1.5", "--json")
+	if err != nil {
+		t.Fatalf("tune --peer: %v\n%s\n%s", err, out, errOut)
+	}
+	var s summary
+	var res struct {
+		RTTms float64  `json:"rtt_ms"`
+		Steps []string `json:"steps"`
+		Cands []struct {
+			ID     string `json:"id"`
+			Trials []struct {
+				Direction string  `json:"direction"`
+				BPS       float64 `json:"bits_per_second"`
+				Limit     string  `json:"limit"`
+			} `json:"trials"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	json.Unmarshal([]byte(out), &res)
+	steps := strings.Join(res.Steps, "\n")
+	t.Logf("RTT %.1f ms, BDP %d, choice %s kept %v: %s\nsteps:\n%s", res.RTTms, s.BDP, s.Choice, s.Kept, s.Why, steps)
+	if res.RTTms < 300 || res.RTTms > 330 {
+		t.Errorf("RTT %.1f ms on a 300 ms link", res.RTTms)
+	}
+	// What the link leaves the TCP flow: its goodput less the UDP flow
+	// (whose payload of 5 Mbit/s is more on the wire).
+	room := (rateBPS - crossB) * 1448 / 1500
+	var baseLimits []string
+	for _, c := range res.Cands {
+		for _, tr := range c.Trials {
+			if tr.BPS > 1.01*room {
+				t.Errorf("%s %s: %.1f Mbit/s, above the %.1f the link leaves", c.ID, tr.Direction, tr.BPS/1e6, room/1e6)
+			}
+			if c.ID == "baseline" {
+				baseLimits = append(baseLimits, tr.Limit)
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(baseLimits, " "), "send-buffer") {
+		t.Errorf("baseline limits %v: the 1 MiB send buffer not found", baseLimits)
+	}
+	if !strings.Contains(steps, "forward was limited by") {
+		t.Errorf("no step names forward's limit:\n%s", steps)
+	}
+	for _, st := range res.Steps {
+		if strings.HasPrefix(st, "step:") && !strings.Contains(st, "forward") {
+			t.Errorf("a step without its direction: %s", st)
+		}
+	}
+	ch := s.find(s.Choice)
+	if ch == nil || !s.Kept || s.Verify == nil {
+		t.Fatalf("choice %v kept %v: %s", ch, s.Kept, s.Why)
+	}
+	if ch.WmemMax <= 1048576 || ch.WmemMax > 4*s.BDP {
+		t.Errorf("wmem max %d: not raised, or above 4 × BDP (%d)", ch.WmemMax, s.BDP)
+	}
+	b, a := s.find("baseline").Summary["forward"], s.Verify.Summary["forward"]
+	if a.Median < 1.3*b.Median {
+		t.Errorf("forward: after %.1f, before %.1f Mbit/s", a.Median/1e6, b.Median/1e6)
+	}
+	if st, err := lab.ReadState(name); err != nil || st.Seed != 19 {
+		t.Errorf("the link's loss seed: %+v %v", st, err)
+	}
+}
