@@ -126,7 +126,7 @@ func Plan(kvs []KV, o Options) ([]Change, error) {
 	var errs []string
 	err := nsx.Do(o.NetNS, func() error {
 		for _, kv := range kvs {
-			c, err := check(o.fs(), kv, o.Force)
+			c, err := check(o.fs(), kv, o.Force, true)
 			if err != nil {
 				errs = append(errs, err.Error())
 				continue
@@ -146,7 +146,7 @@ func Plan(kvs []KV, o Options) ([]Change, error) {
 	return out, nil
 }
 
-func check(fs sysctl.FS, kv KV, force bool) (Change, error) {
+func check(fs sysctl.FS, kv KV, force, bounds bool) (Change, error) {
 	where := kv.Key
 	if kv.Line > 0 {
 		where = fmt.Sprintf("line %d: %s", kv.Line, kv.Key)
@@ -171,7 +171,11 @@ func check(fs sysctl.FS, kv KV, force bool) (Change, error) {
 			}
 			vals = append(vals, v)
 		}
-		if err := k.Check(vals); err != nil {
+		check := k.Check
+		if !bounds {
+			check = k.CheckCount
+		}
+		if err := check(vals); err != nil {
 			return Change{}, fmt.Errorf("%s: %v", where, err)
 		}
 	} else if len(strings.Fields(old)) != len(strings.Fields(kv.Value)) {
@@ -469,7 +473,10 @@ func Rollback(id string, o Options) (*Backup, error) {
 	err = nsx.Do(b.NetNS, func() error {
 		var drift []string
 		for _, c := range b.Changes {
-			if _, err := check(o.fs(), KV{Key: c.Key, Value: c.Old}, o.Force); err != nil {
+			// An old value is the kernel's own, read before apply wrote:
+			// it may lie outside the catalogue's bounds, so only its form
+			// is checked, and the kernel takes it back or refuses it.
+			if _, err := check(o.fs(), KV{Key: c.Key, Value: c.Old}, o.Force, false); err != nil {
 				return fmt.Errorf("backup %s: %v", b.ID, err)
 			}
 			// live = old: never written (an apply killed half-way), nothing
@@ -508,7 +515,7 @@ func norm(v string) string { return strings.Join(strings.Fields(v), " ") }
 func Split(kvs []KV, o Options) (ok []KV, skipped []string, err error) {
 	err = nsx.Do(o.NetNS, func() error {
 		for _, kv := range kvs {
-			if _, err := check(o.fs(), kv, o.Force); err != nil {
+			if _, err := check(o.fs(), kv, o.Force, true); err != nil {
 				skipped = append(skipped, err.Error())
 				continue
 			}

@@ -249,3 +249,42 @@ func TestOutcomes(t *testing.T) {
 		t.Fatalf("rolled back: %+v", o)
 	}
 }
+
+// An old value the kernel held outside the catalogue's bounds (a
+// tcp_rmem min of 1024, below the catalogue's 4096) is restored: apply
+// saved it as it found it, and rollback must not fail on it. Its form is
+// still checked: a value that is not numbers is refused, and nothing is
+// written.
+func TestRollbackRestoresOldValuesOutsideBounds(t *testing.T) {
+	o := fixture(t)
+	p, _ := o.FS.Path("net.ipv4.tcp_rmem")
+	if err := os.WriteFile(p, []byte("1024 87380 6291456\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := Apply(request[:1], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Rollback(b.ID, o); err != nil {
+		t.Fatalf("rollback: %v", err)
+	}
+	if v, _ := o.FS.Get("net.ipv4.tcp_rmem"); v != "1024 87380 6291456" {
+		t.Fatalf("tcp_rmem after rollback %q", v)
+	}
+	b, _, err = Apply(request[:1], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(o.BackupDir, b.ID+".json")
+	data, _ := os.ReadFile(path)
+	data = []byte(strings.Replace(string(data), "1024 87380 6291456", "1024 lots 6291456", 1))
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Rollback(b.ID, o); err == nil || !strings.Contains(err.Error(), "not a number") {
+		t.Fatalf("rollback of a non-numeric old value: %v", err)
+	}
+	if v, _ := o.FS.Get("net.ipv4.tcp_rmem"); v != "4096 131072 16777216" {
+		t.Fatalf("tcp_rmem after a refused rollback %q", v)
+	}
+}

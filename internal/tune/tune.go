@@ -15,10 +15,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
 )
 
@@ -203,7 +206,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	}
 	base.resolve(current)
 	res.Candidates = []*Candidate{base}
-	pr.Stage("baseline: %d trials of %s per direction with the current settings (%s of slow start omitted each)", o.Trials, secs(o.Time), secs(r.omit))
+	pr.Stage("baseline: %s of %s per direction with the current settings (%s of slow start omitted each)", r.trialCount(), secs(o.Time), secs(r.omit))
 	if err := r.trials(ctx, base, o.Trials, o.Directions, TrialSpec{}); err != nil {
 		return res, err
 	}
@@ -242,7 +245,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		}
 		return res, nil
 	}
-	pr.Stage("verifying %s with %d fresh trials per direction", choice.Name, o.Trials)
+	pr.Stage("verifying %s with %s per direction, fresh", choice.Name, r.trialCount())
 	v := &Candidate{ID: "verify", Name: "verification (fresh trials)", Source: choice.Name, Settings: choice.Settings, Origin: OriginVerify, Congestion: choice.Congestion}
 	v.resolve(current)
 	res.Verify = v
@@ -359,6 +362,9 @@ loop:
 			}
 			t.Screening = n == 1
 			c.Trials = append(c.Trials, t)
+			if i == 1 && n > 2 && r.agreeEarly(c, d) {
+				break
+			}
 		}
 	}
 	if uerr := undo(); uerr != nil {
@@ -366,6 +372,47 @@ loop:
 	}
 	c.summarize(r.o.Directions, r.res.Controllable)
 	return err
+}
+
+// trialCount says how many trials a direction gets.
+func (r *runner) trialCount() string {
+	if r.res.RTT >= longRTT && r.o.Trials > 2 {
+		return fmt.Sprintf("up to %d trials (2 when they agree within %.0f%%)", r.o.Trials, 100*agree)
+	}
+	return fmt.Sprintf("%d trials", r.o.Trials)
+}
+
+// agree is how close a direction's first two trials must be for the
+// rest to be skipped at a long RTT: the noise of a trial on a quiet path.
+const agree = 0.01
+
+// agreeEarly reports whether c's last two trials in d agree within
+// agree, at an RTT of longRTT or more: there a trial costs 10 × RTT of
+// slow start and the protocol's round trips (16 s at 600 ms), and a
+// third trial of a direction that two already pin down adds minutes,
+// not evidence. The first time, it says so in the steps.
+func (r *runner) agreeEarly(c *Candidate, d Direction) bool {
+	if r.res.RTT < longRTT {
+		return false
+	}
+	var last []float64
+	for _, t := range c.Trials {
+		if t.Direction == d {
+			last = append(last, t.BitsPerSecond)
+		}
+	}
+	if len(last) < 2 {
+		return false
+	}
+	a, b := last[len(last)-2], last[len(last)-1]
+	if math.Abs(a-b) > agree*max(a, b) {
+		return false
+	}
+	line := fmt.Sprintf("at an RTT of %s a direction whose first two trials agree within %.0f%% gets no third (--trials is then a maximum)", units.FormatDuration(r.res.RTT), 100*agree)
+	if !slices.Contains(r.res.Steps, line) {
+		r.res.Steps = append(r.res.Steps, line)
+	}
+	return true
 }
 
 // one runs a trial, retrying once (a peer may still be tearing down the

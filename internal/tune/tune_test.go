@@ -3,6 +3,7 @@ package tune
 import (
 	"bytes"
 	"context"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -659,5 +660,37 @@ func TestBisectStopsAtModelNeed(t *testing.T) {
 	t.Logf("choice %s: wmem %.2f × BDP; steps:\n%s", ch.ID, float64(ch.WmemMax)/float64(res.BDP), strings.Join(res.Steps, "\n"))
 	if !res.Kept || float64(ch.WmemMax) < floor {
 		t.Errorf("kept %v, wmem max %d below the model's need %.0f (%s)", res.Kept, ch.WmemMax, floor, res.Why)
+	}
+}
+
+// At a long RTT, a direction whose first two trials agree within 1%
+// gets no third; one whose trials spread gets all of --trials. At a
+// short RTT every direction gets them all (TestSearchSendBufferLimited).
+func TestLongRTTStopsAtTwoAgreeingTrials(t *testing.T) {
+	m := newModel(100e6, 600*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sane(t, res, m)
+	two := 0
+	for _, c := range []*Candidate{res.Baseline(), res.Verify} {
+		for _, d := range []Direction{Forward, Reverse} {
+			var bps []float64
+			for _, tr := range c.Trials {
+				if tr.Direction == d {
+					bps = append(bps, tr.BitsPerSecond)
+				}
+			}
+			switch {
+			case len(bps) == 2 && math.Abs(bps[0]-bps[1]) <= agree*max(bps[0], bps[1]):
+				two++
+			case len(bps) != 3:
+				t.Errorf("%s %s: trials %v", c.ID, d, bps)
+			}
+		}
+	}
+	if two == 0 || !strings.Contains(strings.Join(res.Steps, "\n"), "gets no third") {
+		t.Errorf("no direction stopped at two agreeing trials; steps:\n%s", strings.Join(res.Steps, "\n"))
 	}
 }
