@@ -300,3 +300,94 @@ func TestPersistFailureRestores(t *testing.T) {
 		t.Fatalf("left in sysctl.d: %v", names)
 	}
 }
+
+// The crafted backups of issue 21, each alone in a fresh state
+// directory, in a throwaway namespace: every one is refused, with the
+// reason, and nothing is written (the namespace's values, no new file).
+func TestRollbackRefusesCraftedBackups(t *testing.T) {
+	e := setup(t)
+	origRmem, origPing := e.get("net.ipv4.tcp_rmem"), e.get("net.ipv4.ping_group_range")
+	backup := func(id, body string) string {
+		if body == "" {
+			body = fmt.Sprintf(`{"id":%q,"netns":%q,"state":"applied","changes":[{"key":"net.ipv4.tcp_rmem","old":"4096 65536 1048576","new":%q}]}`, id, e.ns, origRmem)
+		}
+		return body
+	}
+	const id = "20260101-000000-aaaaaa"
+	for _, c := range []struct {
+		name    string
+		args    []string
+		prepare func(dir string) // dir: the backup directory, created 0700
+		want    string
+	}{
+		{"forced key outside the catalogue", []string{id}, func(dir string) {
+			os.WriteFile(filepath.Join(dir, id+".json"), []byte(fmt.Sprintf(`{"id":%q,"netns":%q,"state":"applied","forced":true,"changes":[{"key":"net.ipv4.ping_group_range","old":"0 2147483647","new":%q}]}`, id, e.ns, origPing)), 0o600)
+		}, "--force"},
+		{"an id that is not its name", []string{id}, func(dir string) {
+			os.WriteFile(filepath.Join(dir, id+".json"), []byte(backup("../../etc/cron.d/x", "")), 0o600)
+		}, "says it is backup"},
+		{"a file not named by an ID", nil, func(dir string) {
+			os.WriteFile(filepath.Join(dir, "zzzz-last.json"), []byte(backup("zzzz-last", "")), 0o600)
+		}, "not of the form"},
+		{"a namespace path", []string{id}, func(dir string) {
+			os.WriteFile(filepath.Join(dir, id+".json"), []byte(strings.Replace(backup(id, ""), e.ns, "../../../proc/1/ns/net", 1)), 0o600)
+		}, "namespace"},
+		{"a directory anyone can write", []string{id}, func(dir string) {
+			os.WriteFile(filepath.Join(dir, id+".json"), []byte(backup(id, "")), 0o600)
+			os.Chmod(dir, 0o777)
+		}, "writable by others"},
+		{"a backup anyone can write", []string{id}, func(dir string) {
+			os.WriteFile(filepath.Join(dir, id+".json"), []byte(backup(id, "")), 0o666)
+			os.Chmod(filepath.Join(dir, id+".json"), 0o666)
+		}, "writable by others"},
+		{"a backup another user owns", []string{id}, func(dir string) {
+			p := filepath.Join(dir, id+".json")
+			os.WriteFile(p, []byte(backup(id, "")), 0o600)
+			os.Chown(p, 65534, 65534)
+		}, "belongs to uid 65534"},
+		{"a symbolic link", []string{id}, func(dir string) {
+			real := filepath.Join(filepath.Dir(dir), "elsewhere.json")
+			os.WriteFile(real, []byte(backup(id, "")), 0o600)
+			os.Symlink(real, filepath.Join(dir, id+".json"))
+		}, "symbolic link"},
+		{"newest by name, no ID given", nil, func(dir string) {
+			os.WriteFile(filepath.Join(dir, "29991231-235959-ffffff.json"), []byte(strings.Replace(backup("29991231-235959-ffffff", ""), `"state":"applied"`, `"state":"applied","forced":true`, 1)), 0o644)
+			os.Chmod(filepath.Join(dir, "29991231-235959-ffffff.json"), 0o646)
+		}, "writable by others"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			state := t.TempDir()
+			dir := filepath.Join(state, "backups")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			c.prepare(dir)
+			files := func() []string {
+				var out []string
+				m, _ := filepath.Glob(filepath.Join(state, "*", "*"))
+				for _, f := range m {
+					if filepath.Base(f) != ".lock" {
+						out = append(out, f)
+					}
+				}
+				return out
+			}
+			before := files()
+			cmd := exec.Command(e.bin, append([]string{"rollback"}, c.args...)...)
+			cmd.Env = append(os.Environ(), "TCPTUNE_STATE_DIR="+state, "TCPTUNE_SYSCTL_D="+filepath.Join(state, "sysctl.d"))
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), c.want) {
+				t.Errorf("rollback %v: err %v, output %q, want a refusal naming %q", c.args, err, out, c.want)
+			}
+			if got := e.get("net.ipv4.tcp_rmem"); got != origRmem {
+				t.Errorf("tcp_rmem written: %q, was %q", got, origRmem)
+			}
+			if got := e.get("net.ipv4.ping_group_range"); got != origPing {
+				t.Errorf("ping_group_range written: %q, was %q", got, origPing)
+			}
+			if after := files(); len(after) != len(before) {
+				t.Errorf("files before %v, after %v", before, after)
+			}
+		})
+	}
+}
