@@ -88,18 +88,29 @@ func TestFleet(t *testing.T) {
 		filepath.Join(testutil.ModuleRoot(), "ansible", "ansible_collections", "tcptune", "tcptune")); err != nil {
 		t.Fatalf("ansible-galaxy collection build: %v\n%s%s", err, out, errOut)
 	}
-	for _, m := range []string{"tcptune_facts", "tcptune_apply", "tcptune_tune", "tcptune_rollback"} {
-		if out, errOut, err := testutil.Run(t, time.Minute, f.script, "run", f.dir, "ansible-doc", "tcptune.tcptune."+m); err != nil || !strings.Contains(out, "OPTIONS") {
-			t.Errorf("ansible-doc %s: %v\n%s%s", m, err, out, errOut)
+	modules := []string{"tcptune_facts", "tcptune_apply", "tcptune_tune", "tcptune_rollback"}
+	docArgs := []string{"run", f.dir, "ansible-doc"}
+	for _, m := range modules {
+		docArgs = append(docArgs, "tcptune.tcptune."+m)
+	}
+	// One ansible-doc for all four (each start costs seconds).
+	out, errOut, err := testutil.Run(t, time.Minute, f.script, docArgs...)
+	if err != nil || strings.Count(out, "OPTIONS") != len(modules) {
+		t.Errorf("ansible-doc %v: %v, %d OPTIONS sections\n%s%s", modules, err, strings.Count(out, "OPTIONS"), out, errOut)
+	}
+	for _, m := range modules {
+		if !strings.Contains(out, "tcptune.tcptune."+m) {
+			t.Errorf("ansible-doc does not document %s", m)
 		}
 	}
 	mesh := []string{"h1", "h2", "h3"}
 	play := filepath.Join(testutil.ModuleRoot(), "e2e", "fleet", "apply.yml")
 	before := sysctl(t, "h1", "net.ipv4.tcp_rmem")
 
-	_, r := f.playbook(play, "-e", "step=install")
+	var r map[string]recap
+	_, r = f.playbook(play, "-e", "step=install")
 	each(t, "install", r, func(r recap) bool { return r.failed == 0 && r.changed == 1 }, mesh...)
-	out, r := f.playbook(play, "-e", "step=apply", "--check", "--diff")
+	out, r = f.playbook(play, "-e", "step=apply", "--check", "--diff")
 	each(t, "check", r, func(r recap) bool { return r.failed == 0 && r.changed == 1 }, mesh...)
 	if !strings.Contains(out, "+net.ipv4.tcp_rmem = 4096 131072 7340032") || sysctl(t, "h1", "net.ipv4.tcp_rmem") != before {
 		t.Fatalf("check mode: no diff, or it changed the value\n%s", out)
@@ -139,7 +150,7 @@ func TestFleet(t *testing.T) {
 		}
 	}
 	wmem := sysctl(t, "h1", "net.ipv4.tcp_wmem")
-	out, r = f.playbook("tcptune.tcptune.tune", "-e", "reference_server="+refAddr, "-e", "tcptune_tune_time=2", "-e", "tcptune_tune_direction=forward")
+	out, r = f.playbook("tcptune.tcptune.tune", "-e", "reference_server="+refAddr, "-e", "tcptune_tune_time=1", "-e", "tcptune_tune_trials=2", "-e", "tcptune_tune_direction=forward")
 	if r["h1"].failed != 0 || r["h1"].changed != 1 || !strings.Contains(out, "h1: kept True, applied True") {
 		t.Fatalf("tune.yml: %+v\n%s", r["h1"], out)
 	}
