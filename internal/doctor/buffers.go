@@ -9,7 +9,7 @@ import (
 )
 
 // checkBuffers: tcp_rmem/tcp_wmem maxima against the BDP to the peer
-// (RTT by TCP connects, rate = the NIC's speed).
+// (RTT by TCP connects; the rate from --rate, else the NIC's speed).
 func checkBuffers(h Host, in inputs) []Result {
 	rmem, err1 := h.sysctlInts("net.ipv4.tcp_rmem")
 	wmem, err2 := h.sysctlInts("net.ipv4.tcp_wmem")
@@ -24,11 +24,17 @@ func checkBuffers(h Host, in inputs) []Result {
 	if err != nil {
 		return []Result{na("buffers", fmt.Sprintf("%s; RTT to %s unmeasurable: %v", ev, h.Peer, err))}
 	}
-	if in.speedMbps <= 0 {
-		return []Result{{Check: "buffers", Verdict: OK, Evidence: fmt.Sprintf("%s; RTT %v, but the link speed is unknown: use tcptune advise --rate R --rtt %v", ev, rtt.Round(10*time.Microsecond), rtt.Round(10*time.Microsecond))}}
+	if in.rate <= 0 {
+		return []Result{{Check: "buffers", Verdict: NA, Evidence: fmt.Sprintf("%s; RTT %v, but the path's rate is unknown (%s reports no real link speed)", ev, rtt.Round(10*time.Microsecond), h.Iface),
+			Why: "give doctor --rate (the path's rate, e.g. --rate 1gbit) to compare the buffers with the BDP"}}
 	}
 	rel, _ := h.sysctl("kernel.osrelease")
-	return []Result{bufferVerdict(window.Linux(rel), ev, float64(in.speedMbps)*1e6, rtt, rmem[2], wmem[2])}
+	r := bufferVerdict(window.Linux(rel), ev, in.rate, rtt, rmem[2], wmem[2])
+	r.Evidence += " (rate from " + in.rateFrom + ")"
+	if r.Fix != "" {
+		r.Why += fmt.Sprintf("; or tcptune tune --peer %s measures it", h.Peer)
+	}
+	return []Result{r}
 }
 
 // bufferVerdict compares the maxima with the BDP through the window
@@ -47,6 +53,7 @@ func bufferVerdict(m window.Model, ev string, rate float64, rtt time.Duration, r
 	default:
 		return r
 	}
-	r.Fix = fmt.Sprintf("tcptune advise --rate %s --rtt %v (or tcptune tune --peer …)", units.FormatRateShort(rate), rtt.Round(100*time.Microsecond))
+	r.Why = "buffers of 2 × BDP, with a reason per value"
+	r.Fix = fmt.Sprintf("tcptune advise --rate %s --rtt %v", units.FormatRateFlag(rate), rtt.Round(100*time.Microsecond))
 	return r
 }

@@ -21,9 +21,9 @@ func checkIRQBalance(h Host, in inputs) []Result {
 		}
 	}
 	r := Result{Check: "irqbalance", Verdict: Warn, Evidence: fmt.Sprintf("irqbalance is not running (%d CPUs)", len(cpus)),
-		Fix: "without it (or manual smp_affinity), one CPU may take every NIC interrupt: systemctl enable --now irqbalance, or pin queues by hand"}
+		Why: "without it (or manual smp_affinity), one CPU may take every NIC interrupt; or pin queues by hand", Fix: "systemctl enable --now irqbalance"}
 	if len(cpus) == 1 {
-		r.Verdict, r.Fix = OK, ""
+		r.Verdict, r.Why, r.Fix = OK, "", ""
 		r.Evidence += ": not needed on one CPU"
 	}
 	return []Result{r}
@@ -48,7 +48,7 @@ func checkGovernor(h Host, in inputs) []Result {
 	sort.Strings(parts)
 	r := Result{Check: "cpu-governor", Verdict: OK, Evidence: "governor " + strings.Join(parts, ", ")}
 	if len(count) > 1 || count["performance"] == 0 {
-		r.Verdict, r.Fix = Warn, "a ramping clock adds latency to each burst and lowers per-core throughput: cpupower frequency-set -g performance (or tuned's network-throughput)"
+		r.Verdict, r.Why, r.Fix = Warn, "a ramping clock adds latency to each burst and lowers per-core throughput (or use tuned's network-throughput profile)", "cpupower frequency-set -g performance"
 	}
 	return []Result{r}
 }

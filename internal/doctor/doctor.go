@@ -29,11 +29,14 @@ const (
 	NA   Verdict = "n/a" // could not be read
 )
 
-// Result is one check's finding.
+// Result is one check's finding. Why says what to do and why, in
+// words; Fix is one shell command that does it, exactly as it can be
+// pasted (empty where no command fits every host, e.g. moving a card).
 type Result struct {
 	Check    string  `json:"check"`
 	Verdict  Verdict `json:"verdict"`
 	Evidence string  `json:"evidence"`
+	Why      string  `json:"why,omitempty"`
 	Fix      string  `json:"fix,omitempty"`
 }
 
@@ -50,6 +53,8 @@ type Prober interface {
 	PathMTU(peer string) (int, error)
 	RTT(peer string, port int) (time.Duration, error)
 	Ethtool(iface string) Ethtool
+	// Qdisc is the interface's root queueing discipline (netlink).
+	Qdisc(iface string) (string, error)
 }
 
 // Host is what the checks look at.
@@ -58,6 +63,9 @@ type Host struct {
 	Iface string // "" = the interface of the route to Peer, or of the default route
 	Peer  string // optional
 	Port  int    // for the RTT to Peer (TCP connects)
+	// Rate is the path's rate in bit/s (doctor --rate); 0 = the
+	// interface's link speed, where it reports a real one.
+	Rate  float64
 	Probe Prober
 	// Backups is tcptune's backup directory, where an interrupted tune
 	// leaves its trial's backup; "" skips that check.
@@ -91,12 +99,18 @@ type check func(h Host, in inputs) []Result
 // inputs are facts several checks need, read once (as node_exporter's
 // collectors each read what they need, none depends on another's run).
 type inputs struct {
-	speedMbps int64 // the interface's link speed; 0 = unknown
+	speedMbps int64   // the interface's link speed; 0 = unknown
+	rate      float64 // the path's rate for the BDP: --rate, else the link speed
+	rateFrom  string  // where rate came from
 }
 
 func gather(h Host) inputs {
 	speed, _ := linkSpeed(h)
-	return inputs{speedMbps: speed}
+	in := inputs{speedMbps: speed, rate: float64(speed) * 1e6, rateFrom: h.Iface + "'s link speed"}
+	if h.Rate > 0 {
+		in.rate, in.rateFrom = h.Rate, "--rate"
+	}
+	return in
 }
 
 // checks are every check, in the order of the report.

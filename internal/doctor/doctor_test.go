@@ -107,9 +107,17 @@ func base(t *testing.T, over map[string]string) map[string]string {
 var nicLink = map[string]string{"sys/class/net/eth9/device": "../../../devices/pci0000:00/0000:00:01.0/0000:07:00.0"}
 
 type fakeProbe struct {
-	pmtu int
-	rtt  time.Duration
-	e    Ethtool
+	pmtu  int
+	rtt   time.Duration
+	e     Ethtool
+	qdisc string // "" = unreadable
+}
+
+func (p fakeProbe) Qdisc(string) (string, error) {
+	if p.qdisc == "" {
+		return "", errors.New("no netlink")
+	}
+	return p.qdisc, nil
 }
 
 func (p fakeProbe) PathMTU(string) (int, error)            { return p.pmtu, nil }
@@ -129,8 +137,11 @@ func results(t *testing.T, h Host) map[string]Result {
 		if r.Evidence == "" {
 			t.Errorf("%s: no evidence", r.Check)
 		}
-		if (r.Verdict == Warn || r.Verdict == Fail) && r.Fix == "" {
-			t.Errorf("%s: %s without a fix", r.Check, r.Verdict)
+		if (r.Verdict == Warn || r.Verdict == Fail) && r.Why == "" {
+			t.Errorf("%s: %s without saying what to do", r.Check, r.Verdict)
+		}
+		if r.Fix != "" && (strings.ContainsAny(r.Fix, "…()") || strings.Contains(r.Fix, " or ") || strings.Contains(r.Fix, ": ")) {
+			t.Errorf("%s: the fix %q is not one command to paste", r.Check, r.Fix)
 		}
 		m[r.Check] = r
 	}
@@ -247,7 +258,7 @@ func TestLive(t *testing.T) {
 			c.Close()
 		}
 	}()
-	m := results(t, Host{Root: "/", Peer: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, Probe: Live{}})
+	m := results(t, Host{Root: "/", Peer: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, Probe: Live{}, Rate: 10e9})
 	for _, c := range []string{"mtu", "path-mtu", "link", "pcie", "nic-rings", "irqbalance", "cpu-governor", "qdisc", "congestion-control", "window-scaling", "sack", "timestamps", "buffers", "tcp-mem", "backlog"} {
 		r, ok := m[c]
 		if !ok || (r.Verdict != OK && r.Verdict != Warn && r.Verdict != Fail && r.Verdict != NA) {
@@ -270,7 +281,7 @@ func TestJumboFrameHint(t *testing.T) {
 	}{{"10000", true}, {"25000", true}, {"1000", false}, {"-1", false}} {
 		root := tree(t, base(t, map[string]string{"sys/class/net/eth9/speed": c.speed}), nicLink)
 		r := results(t, Host{Root: root})["mtu"]
-		if got := strings.Contains(r.Fix, "jumbo frames"); got != c.hint {
+		if got := strings.Contains(r.Why, "jumbo frames"); got != c.hint {
 			t.Errorf("speed %s, MTU 1500: jumbo hint %v, want %v (%+v)", c.speed, got, c.hint, r)
 		}
 	}
@@ -294,13 +305,13 @@ func TestChecksStandAlone(t *testing.T) {
 }
 
 func TestWriteText(t *testing.T) {
-	res := []Result{{Check: "mtu", Verdict: OK, Evidence: "eth9 MTU 1500"}, {Check: "link", Verdict: Fail, Evidence: "half", Fix: "fix the port"}}
+	res := []Result{{Check: "mtu", Verdict: OK, Evidence: "eth9 MTU 1500"}, {Check: "link", Verdict: Fail, Evidence: "half", Why: "fix the port", Fix: "ethtool -s eth9 autoneg on"}}
 	var b strings.Builder
 	if err := WriteText(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 4 || !strings.HasPrefix(lines[0], "CHECK") || !strings.Contains(lines[2], "FAIL") || !strings.Contains(lines[3], "→ fix the port") {
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "CHECK") || !strings.Contains(lines[2], "FAIL") || !strings.Contains(lines[3], "→ fix the port") || !strings.HasSuffix(lines[4], "$ ethtool -s eth9 autoneg on") {
 		t.Fatalf("%q", lines)
 	}
 	if !Failed(res) || Failed(res[:1]) {
@@ -331,5 +342,46 @@ func TestInterruptedTune(t *testing.T) {
 	r := results(t, h)["interrupted-tune"]
 	if r.Verdict != Fail || !strings.Contains(r.Evidence, "tcp_wmem 4096 16384 4194304 → 4096 16384 9437184") || r.Fix != "tcptune rollback 20261123-100001-aaaaa3" {
 		t.Fatalf("%+v", r)
+	}
+}
+
+// The path's rate: --rate wins over the link speed, a virtual interface
+// (no device behind it: a TUN says 10000 Mbit/s on any path) has no
+// speed to take, and the advise command doctor prints parses as a flag
+// (it printed "--rate 10 Gbit/s", which the shell splits).
+func TestRateAndPasteableAdvise(t *testing.T) {
+	f := base(t, map[string]string{"proc/sys/net/ipv4/tcp_rmem": "4096 131072 6291456", "proc/sys/net/ipv4/tcp_wmem": "4096 16384 4194304"})
+	probe := fakeProbe{pmtu: 1500, rtt: 80300 * time.Microsecond, e: goodNIC, qdisc: "pfifo_fast"}
+	f["sys/module/sch_fq/refcnt"] = "0" // fq is loaded
+	virtual := tree(t, f, nil)          // no sys/class/net/eth9/device
+	m := results(t, Host{Root: virtual, Peer: "10.0.0.2", Port: 5201, Probe: probe})
+	if r := m["buffers"]; r.Verdict != NA || !strings.Contains(r.Why, "--rate") || m["link"].Verdict != NA {
+		t.Errorf("virtual interface: buffers %+v, link %+v", r, m["link"])
+	}
+	m = results(t, Host{Root: virtual, Peer: "10.0.0.2", Port: 5201, Probe: probe, Rate: 1e9})
+	r := m["buffers"]
+	if r.Verdict != Fail || r.Fix != "tcptune advise --rate 1gbit --rtt 80.3ms" || !strings.Contains(r.Evidence, "rate from --rate") {
+		t.Errorf("--rate 1gbit: %+v", r)
+	}
+	// The interface's own qdisc, read through the prober, and the command
+	// that replaces it.
+	if q := m["qdisc"]; q.Verdict != Warn || q.Fix != "tc qdisc replace dev eth9 root fq" || !strings.Contains(q.Evidence, "eth9 root qdisc pfifo_fast") {
+		t.Errorf("qdisc: %+v", q)
+	}
+	// A kernel without sch_fq (this machine's): the advice, no command
+	// that would fail when pasted ("Specified qdisc kind is unknown").
+	delete(f, "sys/module/sch_fq/refcnt")
+	f["proc/sys/kernel/osrelease"] = "6.18.0"
+	f["lib/modules/6.18.0/modules.dep"] = "kernel/net/sched/sch_htb.ko:\n"
+	if q := results(t, Host{Root: tree(t, f, nil), Probe: probe})["qdisc"]; q.Verdict != Warn || q.Fix != "" || !strings.Contains(q.Why, "no sch_fq") {
+		t.Errorf("qdisc without sch_fq: %+v", q)
+	}
+	f["lib/modules/6.18.0/modules.dep"] = "kernel/net/sched/sch_fq.ko:\n"
+	if q := results(t, Host{Root: tree(t, f, nil), Probe: probe})["qdisc"]; q.Fix == "" {
+		t.Errorf("qdisc with sch_fq installed: %+v", q)
+	}
+	probe.qdisc = "fq"
+	if q := results(t, Host{Root: virtual, Probe: probe})["qdisc"]; q.Verdict != OK {
+		t.Errorf("qdisc fq: %+v", q)
 	}
 }

@@ -28,5 +28,6 @@ func checkInterrupted(h Host, _ inputs) []Result {
 	}
 	return []Result{{Check: "interrupted-tune", Verdict: Fail,
 		Evidence: fmt.Sprintf("%d trial(s) of an interrupted tcptune tune (pid %d) left settings live: %s", len(bs), bs[0].TrialPID, strings.Join(lines, "; ")),
+		Why:      "roll back what the interrupted run left",
 		Fix:      "tcptune rollback " + strings.Join(ids, " && tcptune rollback ")}}
 }

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/tcptune/tcptune/internal/procnet"
 )
@@ -29,7 +30,7 @@ func checkTCPMem(h Host, in inputs) []Result {
 		r.Verdict = Warn
 	}
 	if r.Verdict != OK {
-		r.Fix = "under pressure the kernel shrinks every socket's buffers: raise net.ipv4.tcp_mem (in pages), or lower buffer maxima or connection counts"
+		r.Why = "under pressure the kernel shrinks every socket's buffers: raise net.ipv4.tcp_mem (in pages), or lower buffer maxima or connection counts"
 	}
 	return []Result{r}
 }
@@ -43,7 +44,10 @@ func checkBacklog(h Host, in inputs) []Result {
 	}
 	r := Result{Check: "backlog", Verdict: OK, Evidence: fmt.Sprintf("netdev_max_backlog %s; %d softnet drops since boot", b, drops)}
 	if drops > 0 {
-		r.Verdict, r.Fix = Warn, "the per-CPU input queue overflowed: raise net.core.netdev_max_backlog (e.g. 10 × the current value) or spread interrupts (RSS, irqbalance)"
+		r.Verdict, r.Why = Warn, "the per-CPU input queue overflowed: raise net.core.netdev_max_backlog (10 × the current value), or spread interrupts (RSS, irqbalance)"
+		if n, err := strconv.ParseInt(b, 10, 64); err == nil && n > 0 {
+			r.Fix = fmt.Sprintf("sysctl -w net.core.netdev_max_backlog=%d", 10*n)
+		}
 	}
 	return []Result{r}
 }

@@ -18,7 +18,7 @@ func checkNIC(h Host, in inputs) []Result {
 	} else {
 		r := Result{Check: "nic-rings", Verdict: OK, Evidence: fmt.Sprintf("%s rings rx %d/%d, tx %d/%d (current/max)", h.Iface, e.RxPending, e.RxMax, e.TxPending, e.TxMax)}
 		if e.RxPending < e.RxMax && in.speedMbps >= 10000 {
-			r.Verdict, r.Fix = Warn, fmt.Sprintf("small rx ring on a fast link drops bursts: ethtool -G %s rx %d", h.Iface, e.RxMax)
+			r.Verdict, r.Why, r.Fix = Warn, "a small rx ring on a fast link drops bursts", fmt.Sprintf("ethtool -G %s rx %d", h.Iface, e.RxMax)
 		}
 		out = append(out, r)
 	}
@@ -36,7 +36,7 @@ func checkNIC(h Host, in inputs) []Result {
 		}
 		r := Result{Check: "nic-offloads", Verdict: OK, Evidence: fmt.Sprintf("%s: TSO %v, GSO %v, GRO %v", h.Iface, onOff(e.TSO), onOff(e.GSO), onOff(e.GRO))}
 		if len(off) > 0 {
-			r.Verdict, r.Fix = Warn, fmt.Sprintf("segmentation offloads save CPU per byte: ethtool -K %s %s on", h.Iface, strings.Join(off, " on "))
+			r.Verdict, r.Why, r.Fix = Warn, "segmentation offloads save CPU per byte", fmt.Sprintf("ethtool -K %s %s on", h.Iface, strings.Join(off, " on "))
 		}
 		out = append(out, r)
 	}
@@ -46,7 +46,7 @@ func checkNIC(h Host, in inputs) []Result {
 		n := e.Combined + e.Rx
 		r := Result{Check: "nic-channels", Verdict: OK, Evidence: fmt.Sprintf("%s: %d queue(s) (max %d), %d CPUs", h.Iface, n, e.CombinedMax, runtime.NumCPU())}
 		if n < e.CombinedMax && int(n) < runtime.NumCPU() {
-			r.Verdict, r.Fix = Warn, fmt.Sprintf("more queues spread interrupts over more CPUs: ethtool -L %s combined %d", h.Iface, min(int(e.CombinedMax), runtime.NumCPU()))
+			r.Verdict, r.Why, r.Fix = Warn, "more queues spread interrupts over more CPUs", fmt.Sprintf("ethtool -L %s combined %d", h.Iface, min(int(e.CombinedMax), runtime.NumCPU()))
 		}
 		out = append(out, r)
 	}

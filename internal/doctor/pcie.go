@@ -82,10 +82,10 @@ func checkPCIe(h Host, in inputs) []Result {
 	case slot < nic:
 		r.Verdict = Fail
 		r.Evidence = fmt.Sprintf("%s < %g Gbit/s NIC%s", ev, nic, note)
-		r.Fix = "the slot cannot carry the NIC's line rate: move the card to a faster or wider slot (check the BIOS's lane allocation)"
+		r.Why = "the slot cannot carry the NIC's line rate: move the card to a faster or wider slot (check the BIOS's lane allocation)"
 	case slot < 1.25*nic:
 		r.Verdict = Warn
-		r.Fix = "the slot barely exceeds line rate: descriptor and DMA overhead may cap throughput below it; prefer a faster or wider slot"
+		r.Why = "the slot barely exceeds line rate: descriptor and DMA overhead may cap throughput below it; prefer a faster or wider slot"
 	}
 	return []Result{r}
 }

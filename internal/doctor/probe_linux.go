@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
 	"github.com/tcptune/tcptune/internal/probe"
@@ -110,4 +111,23 @@ func (Live) Ethtool(iface string) Ethtool {
 		*o.on = v[1] != 0
 	}
 	return e
+}
+
+// Qdisc is the root queueing discipline of iface, through netlink
+// (tc qdisc show dev IF root).
+func (Live) Qdisc(iface string) (string, error) {
+	link, err := netlink.LinkByName(iface)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", iface, err)
+	}
+	qs, err := netlink.QdiscList(link)
+	if err != nil {
+		return "", fmt.Errorf("qdiscs of %s: %w", iface, err)
+	}
+	for _, q := range qs {
+		if q.Attrs().Parent == netlink.HANDLE_ROOT {
+			return q.Type(), nil
+		}
+	}
+	return "", fmt.Errorf("%s has no root qdisc", iface)
 }

@@ -18,3 +18,5 @@ func (Live) RTT(string, int) (time.Duration, error) { return 0, errOS }
 func (Live) Ethtool(string) Ethtool {
 	return Ethtool{RingErr: errOS, ChannelErr: errOS, OffloadErr: errOS}
 }
+
+func (Live) Qdisc(string) (string, error) { return "", errOS }

@@ -2,20 +2,66 @@ package doctor
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
-// checkQdisc: the default qdisc.
+// checkQdisc: the interface's root qdisc (netlink), and the default
+// qdisc new interfaces get (a host-wide sysctl, absent in a namespace).
 func checkQdisc(h Host, in inputs) []Result {
-	q, err := h.sysctl("net.core.default_qdisc")
-	if err != nil {
-		return []Result{na("qdisc", "net.core.default_qdisc unreadable")}
+	def, derr := h.sysctl("net.core.default_qdisc")
+	var q string
+	qerr := fmt.Errorf("no live probe")
+	if h.Probe != nil {
+		q, qerr = h.Probe.Qdisc(h.Iface)
 	}
-	r := Result{Check: "qdisc", Verdict: OK, Evidence: "default qdisc " + q}
-	if q == "pfifo_fast" || q == "pfifo" {
-		r.Verdict, r.Fix = Warn, "fq paces each flow (and BBR needs pacing): sysctl -w net.core.default_qdisc=fq, as ESnet recommends"
+	if qerr != nil && derr != nil {
+		return []Result{na("qdisc", fmt.Sprintf("%s's qdisc (%v) and net.core.default_qdisc unreadable", h.Iface, qerr))}
+	}
+	fifo := func(q string) bool { return q == "pfifo_fast" || q == "pfifo" }
+	var ev []string
+	if qerr == nil {
+		ev = append(ev, fmt.Sprintf("%s root qdisc %s", h.Iface, q))
+	}
+	if derr == nil {
+		ev = append(ev, "default qdisc "+def)
+	}
+	r := Result{Check: "qdisc", Verdict: OK, Evidence: strings.Join(ev, "; ")}
+	if (qerr == nil && !fifo(q)) || (qerr != nil && !fifo(def)) {
+		return []Result{r}
+	}
+	r.Verdict, r.Why = Warn, "fq paces each flow (and BBR needs pacing), as ESnet recommends"
+	if !fqAvailable(h) {
+		r.Why += "; but this kernel offers no sch_fq (not loaded, and not listed under /lib/modules): build or install it first"
+		return []Result{r}
+	}
+	if qerr == nil {
+		r.Fix = "tc qdisc replace dev " + h.Iface + " root fq"
+	} else {
+		r.Fix = "sysctl -w net.core.default_qdisc=fq"
 	}
 	return []Result{r}
+}
+
+// fqAvailable reports whether the kernel can give an interface fq: the
+// module is loaded (/sys/module/sch_fq), or built in or installed for
+// the running release (modules.builtin, modules.dep).
+func fqAvailable(h Host) bool {
+	if _, err := os.Stat(h.path("sys/module/sch_fq")); err == nil {
+		return true
+	}
+	rel, err := h.sysctl("kernel.osrelease")
+	if err != nil {
+		return false
+	}
+	for _, f := range []string{"modules.builtin", "modules.dep"} {
+		b, err := os.ReadFile(h.path(filepath.Join("lib/modules", rel, f)))
+		if err == nil && strings.Contains(string(b), "/sch_fq.ko") {
+			return true
+		}
+	}
+	return false
 }
 
 // checkCongestion: the congestion control in use and those available.
@@ -29,11 +75,11 @@ func checkCongestion(h Host, in inputs) []Result {
 	switch cc {
 	case "reno", "vegas", "westwood":
 		r.Verdict = Warn
-		r.Fix = "grows the window slowly on long fast paths: sysctl -w net.ipv4.tcp_congestion_control=cubic (or bbr"
+		r.Why, r.Fix = "grows the window slowly on long fast paths: cubic (or bbr", "sysctl -w net.ipv4.tcp_congestion_control=cubic"
 		if !strings.Contains(avail, "bbr") {
-			r.Fix += " after modprobe tcp_bbr"
+			r.Why += ", after modprobe tcp_bbr"
 		}
-		r.Fix += ")"
+		r.Why += ") does better"
 	}
 	return []Result{r}
 }
@@ -55,7 +101,7 @@ func checkTCPOptions(h Host, in inputs) []Result {
 		case err != nil:
 			out = append(out, na(o.name, o.key+" unreadable"))
 		case v == "0":
-			out = append(out, Result{Check: o.name, Verdict: o.off, Evidence: o.key + " = 0", Fix: o.why + ": sysctl -w " + o.key + "=1"})
+			out = append(out, Result{Check: o.name, Verdict: o.off, Evidence: o.key + " = 0", Why: o.why, Fix: "sysctl -w " + o.key + "=1"})
 		default:
 			out = append(out, Result{Check: o.name, Verdict: OK, Evidence: o.key + " = " + v})
 		}

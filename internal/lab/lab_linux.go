@@ -372,8 +372,32 @@ func Exec(name, side string, argv []string) error {
 	if err := netns.Set(ns); err != nil {
 		return fmt.Errorf("enter namespace %s: %w", st.Namespace(side), err)
 	}
+	if err := privateSysfs(); err != nil {
+		return fmt.Errorf("namespace %s: %w", st.Namespace(side), err)
+	}
 	env := append(os.Environ(), "TCPTUNE_PEER="+st.Peer(side), "TCPTUNE_LAB="+name, "TCPTUNE_SIDE="+side)
 	return syscall.Exec(path, argv, env)
+}
+
+// privateSysfs gives this thread, and the program it execs, its own
+// mount namespace with a sysfs of the network namespace it is in, as
+// "ip netns exec" does: /sys/class/net then lists the namespace's own
+// interfaces (doctor reads them there), not the host's. The host's
+// mounts are untouched: the new namespace is a slave of the old one.
+func privateSysfs() error {
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("unshare the mount namespace: %w", err)
+	}
+	if err := unix.Mount("", "/", "", unix.MS_SLAVE|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("make / a slave mount: %w", err)
+	}
+	if err := unix.Unmount("/sys", unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("unmount /sys: %w", err)
+	}
+	if err := unix.Mount("sysfs", "/sys", "sysfs", 0, ""); err != nil {
+		return fmt.Errorf("mount sysfs: %w", err)
+	}
+	return nil
 }
 
 // Command returns an exec.Cmd that runs argv in one end of a link

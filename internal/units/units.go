@@ -240,6 +240,21 @@ func FormatRateShort(bps float64) string {
 	return fmt.Sprintf("%.0f bit/s", bps)
 }
 
+// FormatRateFlag formats bits/s as a command-line flag value that
+// ParseRate reads back ("1gbit", "2.5gbit", "100mbit"): for commands
+// printed to be pasted.
+func FormatRateFlag(bps float64) string {
+	for _, u := range []struct {
+		div  float64
+		name string
+	}{{1e12, "tbit"}, {1e9, "gbit"}, {1e6, "mbit"}, {1e3, "kbit"}} {
+		if bps >= u.div {
+			return strconv.FormatFloat(bps/u.div, 'g', 4, 64) + u.name
+		}
+	}
+	return strconv.FormatFloat(bps, 'f', 0, 64)
+}
+
 // FormatDuration formats a duration in ms with sensible precision.
 func FormatDuration(d time.Duration) string {
 	ms := float64(d) / float64(time.Millisecond)

@@ -1,6 +1,8 @@
 package units
 
 import (
+	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -78,6 +80,19 @@ func TestFormatIEC(t *testing.T) {
 	for b, want := range map[float64]string{65536: "64 KiB", 4194304: "4 MiB", 1572864: "1.5 MiB", 100: "100 B", 1 << 30: "1 GiB"} {
 		if got := FormatIEC(b); got != want {
 			t.Errorf("%v: %q, want %q", b, got, want)
+		}
+	}
+}
+
+func TestFormatRateFlagParsesBack(t *testing.T) {
+	for _, bps := range []float64{1e9, 2.5e9, 100e6, 9.65e8, 10e9, 40e3, 123} {
+		s := FormatRateFlag(bps)
+		got, err := ParseRate(s)
+		if err != nil || math.Abs(got-bps) > bps*1e-3 {
+			t.Errorf("%v → %q → %v, %v", bps, s, got, err)
+		}
+		if strings.ContainsAny(s, " /") {
+			t.Errorf("%q is not one flag word", s)
 		}
 	}
 }
