@@ -90,6 +90,18 @@ type Advice struct {
 	Myths      []string  `json:"myths,omitempty"`
 	CrossCheck string    `json:"cross_check,omitempty"`
 	Persist    string    `json:"persist"`
+	// Link is what the interface needs besides the kernel's settings
+	// (MTU, transmit queue), with the command that sets it on this OS.
+	Link []LinkSetting `json:"link,omitempty"`
+}
+
+// LinkSetting is one interface setting: its value, why, and the
+// command for the OS ("IF" stands for the interface).
+type LinkSetting struct {
+	Name    string `json:"name"` // mtu, txqueuelen
+	Value   int64  `json:"value"`
+	Reason  string `json:"reason"`
+	Command string `json:"command"`
 }
 
 // Validate checks the input.
@@ -126,7 +138,7 @@ func Advise(in Input) (Advice, error) {
 	}
 	bdp := window.BDP(in.Rate, in.RTT)
 	sbdp := bdp / int64(in.Streams)
-	a := Advice{Input: in, BDP: bdp, StreamBDP: sbdp}
+	a := Advice{Input: in, BDP: bdp, StreamBDP: sbdp, Link: linkAdvice(in)}
 	forwarding := in.Role == "firewall" || in.Role == "router"
 	// Buffers: 2 × BDP per stream — the kernel keeps part of each buffer
 	// for packet overhead (window.Linux66: 0.65 of tcp_rmem max becomes
@@ -184,13 +196,20 @@ func linux(a Advice, buf int64, forwarding bool) Advice {
 		Setting{Key: "net.ipv4.tcp_wmem", Values: []int64{4096, 16384, wmem},
 			Reason: a.why("max = 2 × the per-stream BDP: the send buffer holds everything not yet acknowledged, and only ≈%.2f of it is payload (the 4 MiB default caps one 50 ms flow near %s)", window.Linux66.Send, units.FormatRateShort(window.Linux66.SendCap(4<<20, 50*time.Millisecond)))},
 	)
-	if in.Role == "storage" {
+	switch {
+	case in.Role == "storage":
 		a.Settings = append(a.Settings,
 			Setting{Key: "net.core.rmem_max", Values: []int64{rmem}, Reason: "storage daemons (NFS, iSCSI, backup agents) often set SO_RCVBUF themselves, which turns autotuning off: rmem_max caps those requests (host-only: not settable inside a container)"},
 			Setting{Key: "net.core.wmem_max", Values: []int64{wmem}, Reason: "caps SO_SNDBUF requests, as rmem_max does for receive (host-only)"})
+	case in.Rate >= 10e9:
+		a.Settings = append(a.Settings,
+			Setting{Key: "net.core.rmem_max", Values: []int64{rmem}, Reason: "tools that set their own buffer (iperf3 -w, GridFTP, some backup agents) get at most 2 × rmem_max, and no autotuning: let them ask for the path's buffer (host-only)"},
+			Setting{Key: "net.core.wmem_max", Values: []int64{wmem}, Reason: "the same cap for SO_SNDBUF (host-only)"})
 	}
 	if in.Rate >= 10e9 {
-		a.Settings = append(a.Settings, Setting{Key: "net.ipv4.tcp_mtu_probing", Values: []int64{1}, Reason: "recover from path-MTU black holes, as ESnet recommends for jumbo-frame hosts"})
+		a.Settings = append(a.Settings,
+			Setting{Key: "net.core.default_qdisc", Text: "fq", Reason: "fq paces each flow at its rate instead of bursting a window into the switch (BBR needs pacing; ESnet recommends it for 10G+ hosts); it applies to interfaces set up afterwards: tc qdisc replace dev IF root fq for one that is up (host-only; needs sch_fq)"},
+			Setting{Key: "net.ipv4.tcp_mtu_probing", Values: []int64{1}, Reason: "recover from path-MTU black holes, as ESnet recommends for jumbo-frame hosts"})
 	}
 	a.Myths = append(a.Myths,
 		"net.core.rmem_max does not cap tcp_rmem's max: autotuning ignores rmem_max, which only caps explicit SO_RCVBUF (iperf3 -w); raising rmem_max alone changes nothing for most applications",
@@ -309,7 +328,7 @@ func budget(a Advice, in Input) Budget {
 	switch {
 	case in.Memory > 0 && b.Total > in.Memory/4:
 		b.Fits = false
-		b.Note = fmt.Sprintf("does not fit: %d connections × %s at full size need %s, more than a quarter of RAM (%s); lower --connections, use fewer streams, or accept that not all connections can run at full window", in.Connections, mib(per), mib(b.Total), mib(in.Memory))
+		b.Note = fmt.Sprintf("does not fit: %d connections × %s at full size need %s, more than a quarter of RAM (%s of %s); lower --connections, use fewer streams, or accept that not all connections can run at full window", in.Connections, mib(per), mib(b.Total), mib(in.Memory/4), mib(in.Memory))
 	case in.TCPMemMax > 0 && b.Total > in.TCPMemMax:
 		b.Fits = false
 		b.Note = fmt.Sprintf("does not fit: %s at full size exceeds tcp_mem max (%s): under pressure the kernel trims buffers; raise tcp_mem (in pages) only if TCPMemoryPressures grows", mib(b.Total), mib(in.TCPMemMax))
@@ -330,4 +349,30 @@ func esnet(rate float64, rtt time.Duration) string {
 		return p.Summary
 	}
 	return ""
+}
+
+// linkAdvice is what an interface needs at 10 Gbit/s and up, besides
+// the kernel's settings: jumbo frames where the path carries them (a
+// third of the packets per byte, so less CPU per byte) and a transmit
+// queue that absorbs a window's burst (ESnet's 10000 at 10G+). The
+// command is the OS's; a router or firewall keeps its links as they are.
+func linkAdvice(in Input) []LinkSetting {
+	if in.Rate < 10e9 || in.Role == "firewall" || in.Role == "router" {
+		return nil
+	}
+	mtu := map[string]string{
+		"linux":     "ip link set dev IF mtu 9000",
+		"freebsd":   `sysrc ifconfig_IF+=" mtu 9000" && ifconfig IF mtu 9000`,
+		"solaris10": "ifconfig IF mtu 9000",
+		"solaris11": "dladm set-linkprop -p mtu=9000 IF",
+		"macos":     "networksetup -setMTU IF 9000",
+		"windows":   `netsh interface ipv4 set subinterface "IF" mtu=9000 store=persistent`,
+	}[in.OS]
+	out := []LinkSetting{{Name: "mtu", Value: 9000, Command: mtu,
+		Reason: "jumbo frames cut the packets per byte six-fold, and with them the CPU per byte, only where every hop carries 9000: a larger MTU than the path carries breaks connections (a PMTU black hole) rather than slowing them; tcptune tune proves it on the path first"}}
+	if in.OS == "linux" {
+		out = append(out, LinkSetting{Name: "txqueuelen", Value: 10000, Command: "ip link set dev IF txqueuelen 10000",
+			Reason: "the default 1000 packets drain in 1.2 ms at 10 Gbit/s: a window's burst overflows it (tx drops), as ESnet sets for 10G+ hosts"})
+	}
+	return out
 }

@@ -144,3 +144,55 @@ func TestWithHost(t *testing.T) {
 		t.Fatal("memory from nowhere")
 	}
 }
+
+// A 10 Gbit/s × 80 ms data-transfer host needs more than buffers: fq
+// and pacing, rmem_max/wmem_max for tools that set -w, the MTU and the
+// transmit queue, in every output format of every OS, each with its
+// command. The memory warning names a quarter of RAM, not the whole.
+func TestDataTransferHost(t *testing.T) {
+	for _, osName := range []string{"linux", "freebsd", "solaris10", "solaris11", "macos", "windows"} {
+		in := base(osName)
+		in.Rate, in.RTT, in.Memory = 10e9, 80*time.Millisecond, 25<<30
+		a, err := Advise(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Link) == 0 || a.Link[0].Name != "mtu" || a.Link[0].Command == "" {
+			t.Errorf("%s: link advice %+v", osName, a.Link)
+		}
+		for _, f := range Formats[osName] {
+			out, err := Render(a, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, a.Link[0].Command) && !(f == "json" && strings.Contains(out, `"link"`)) {
+				t.Errorf("%s --format %s lacks the MTU command %q", osName, f, a.Link[0].Command)
+			}
+		}
+		if osName != "linux" {
+			continue
+		}
+		keys := map[string]string{}
+		for _, s := range a.Settings {
+			keys[s.Key] = s.Value()
+		}
+		if keys["net.core.default_qdisc"] != "fq" || keys["net.core.rmem_max"] == "" || keys["net.core.wmem_max"] == "" {
+			t.Errorf("linux settings %v", keys)
+		}
+		if len(a.Link) != 2 || a.Link[1].Name != "txqueuelen" || a.Link[1].Value != 10000 {
+			t.Errorf("linux link %+v", a.Link)
+		}
+		if !strings.Contains(a.Budget.Note, "a quarter of RAM (6.7 GB of 26.8 GB)") {
+			t.Errorf("budget: %s", a.Budget.Note)
+		}
+	}
+	// At 1 Gbit/s, and for a router, the links are left as they are.
+	if a, _ := Advise(base("linux")); len(a.Link) != 0 {
+		t.Errorf("1G: %+v", a.Link)
+	}
+	r := base("linux")
+	r.Rate, r.Role = 10e9, "router"
+	if a, _ := Advise(r); len(a.Link) != 0 {
+		t.Errorf("router: %+v", a.Link)
+	}
+}

@@ -67,6 +67,9 @@ func header(b *strings.Builder, a Advice, c string) {
 	for _, w := range a.Warnings {
 		fmt.Fprintf(b, "%s warning: %s\n", c, w)
 	}
+	for _, l := range a.Link {
+		fmt.Fprintf(b, "%s link: %s %d (IF = the interface): %s\n%s   %s\n", c, l.Name, l.Value, l.Reason, c, l.Command)
+	}
 }
 
 func script(b *strings.Builder, a Advice) {
@@ -106,6 +109,9 @@ func text(b *strings.Builder, a Advice) {
 	fmt.Fprintf(b, "Bandwidth-delay product: %s (%s per stream)\n\n", units.FormatSize(float64(a.BDP)), units.FormatSize(float64(a.StreamBDP)))
 	for _, s := range a.Settings {
 		fmt.Fprintf(b, "%s = %s\n    %s\n", s.Key, s.Value(), s.Reason)
+	}
+	for _, l := range a.Link {
+		fmt.Fprintf(b, "link %s %d\n    %s\n    $ %s   (IF = the interface)\n", l.Name, l.Value, l.Reason, l.Command)
 	}
 	fmt.Fprintf(b, "\nMemory budget: %s\n", a.Budget.Note)
 	for _, w := range a.Warnings {
