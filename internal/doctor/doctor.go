@@ -115,7 +115,7 @@ func gather(h Host) inputs {
 
 // checks are every check, in the order of the report.
 func checks() []check {
-	return []check{checkMTU, checkLink, checkPCIe, checkNIC, checkIRQBalance, checkGovernor,
+	return []check{checkMTU, checkLink, checkPCIe, checkPCIePayload, checkNIC, checkTxQueue, checkIRQBalance, checkGovernor,
 		checkQdisc, checkCongestion, checkTCPOptions, checkBuffers, checkTCPMem, checkBacklog, checkInterrupted}
 }
 

@@ -62,6 +62,28 @@ func netstat(t *testing.T) map[string]string {
 
 const nicDev = "sys/devices/pci0000:00/0000:00:01.0/0000:07:00.0"
 
+// configSpace is a 256-byte PCI config space whose PCI Express
+// capability (at 0x50, after a power-management one at 0x40) says the
+// device supports 512-byte payloads and is set to mps and mrrs bytes.
+func configSpace(mps, mrrs int) string {
+	c := make([]byte, 256)
+	c[6] = 0x10                // status: capability list
+	c[0x34] = 0x40             // first capability
+	c[0x40], c[0x41] = 1, 0x50 // power management → next
+	c[0x50] = 0x10             // PCI Express
+	c[0x54] = 2                // Device Capabilities: MPS supported 512
+	code := func(b int) uint16 {
+		n := uint16(0)
+		for 128<<n < b {
+			n++
+		}
+		return n
+	}
+	ctl := code(mps)<<5 | code(mrrs)<<12
+	c[0x58], c[0x59] = byte(ctl), byte(ctl>>8)
+	return string(c)
+}
+
 // base is a 10G host; overrides change single files.
 func base(t *testing.T, over map[string]string) map[string]string {
 	f := netstat(t)
@@ -73,6 +95,8 @@ func base(t *testing.T, over map[string]string) map[string]string {
 		nicDev + "/current_link_speed":                         "8.0 GT/s PCIe",
 		nicDev + "/current_link_width":                         "8",
 		nicDev + "/max_link_width":                             "8",
+		nicDev + "/config":                                     configSpace(256, 4096),
+		"sys/class/net/eth9/tx_queue_len":                      "10000",
 		"sys/devices/pci0000:00/0000:00:01.0/class":            "0x060400",
 		"proc/net/route":                                       "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\tMTU\tWindow\tIRTT\neth9\t00000000\t0102000A\t0003\t0\t0\t0\t00000000\t0\t0\t0\neth9\t0000000A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n",
 		"proc/net/sockstat":                                    "sockets: used 10\nTCP: inuse 3 orphan 0 tw 0 alloc 4 mem 50\n",
@@ -151,7 +175,7 @@ func results(t *testing.T, h Host) map[string]Result {
 func TestHealthyHost(t *testing.T) {
 	root := tree(t, base(t, nil), nicLink)
 	m := results(t, Host{Root: root, Peer: "10.0.0.2", Port: 5201, Probe: fakeProbe{pmtu: 1500, rtt: 50 * time.Millisecond, e: goodNIC}})
-	for _, c := range []string{"mtu", "path-mtu", "link", "pcie", "nic-rings", "nic-offloads", "nic-channels", "irqbalance", "cpu-governor", "qdisc", "congestion-control", "window-scaling", "sack", "timestamps", "buffers", "tcp-mem", "backlog"} {
+	for _, c := range []string{"mtu", "path-mtu", "link", "pcie", "pcie-payload", "nic-rings", "nic-offloads", "nic-channels", "txqueuelen", "irqbalance", "cpu-governor", "qdisc", "congestion-control", "window-scaling", "sack", "timestamps", "buffers", "tcp-mem", "backlog"} {
 		r, ok := m[c]
 		if !ok {
 			t.Errorf("check %s missing", c)
@@ -183,12 +207,15 @@ func TestSickHost(t *testing.T) {
 		"proc/net/softnet_stat":                                "00000010 0000002a 00000000\n",
 		"proc/77/comm":                                         "sshd",
 		"sys/devices/system/cpu/cpu1/cpufreq/scaling_governor": "powersave",
+		nicDev + "/config":                                     configSpace(128, 128),
+		"sys/class/net/eth9/tx_queue_len":                      "1000",
 	}), nicLink)
 	nic := Ethtool{RxPending: 256, RxMax: 4096, TxPending: 256, TxMax: 4096, Combined: 1, CombinedMax: 8, TSO: false, GSO: true, GRO: true}
 	m := results(t, Host{Root: root, Peer: "10.0.0.2", Port: 5201, Probe: fakeProbe{pmtu: 1400, rtt: 50 * time.Millisecond, e: nic}})
 	want := map[string]Verdict{"pcie": Fail, "link": Fail, "window-scaling": Fail, "buffers": Fail, "tcp-mem": Fail,
 		"sack": Warn, "qdisc": Warn, "congestion-control": Warn, "backlog": Warn, "irqbalance": Warn, "cpu-governor": Warn,
-		"path-mtu": Warn, "nic-rings": Warn, "nic-offloads": Warn, "nic-channels": Warn, "mtu": OK, "timestamps": OK}
+		"path-mtu": Warn, "nic-rings": Warn, "nic-offloads": Warn, "nic-channels": Warn, "mtu": OK, "timestamps": OK,
+		"pcie-payload": Warn, "txqueuelen": Warn}
 	for c, v := range want {
 		if m[c].Verdict != v {
 			t.Errorf("%s: %s, want %s: %s", c, m[c].Verdict, v, m[c].Evidence)
@@ -202,6 +229,12 @@ func TestSickHost(t *testing.T) {
 	}
 	if f := m["nic-offloads"].Fix; !strings.Contains(f, "ethtool -K eth9 tso on") {
 		t.Errorf("offload fix: %s", f)
+	}
+	if e := m["pcie-payload"].Evidence; !strings.Contains(e, "Max_Read_Request_Size 128 B, Max_Payload_Size 128 B (device supports 512 B)") {
+		t.Errorf("pcie-payload: %s", e)
+	}
+	if r := m["txqueuelen"]; r.Fix != "ip link set dev eth9 txqueuelen 10000" || !strings.Contains(r.Evidence, "1.20 ms") {
+		t.Errorf("txqueuelen: %+v", r)
 	}
 }
 
@@ -383,5 +416,23 @@ func TestRateAndPasteableAdvise(t *testing.T) {
 	probe.qdisc = "fq"
 	if q := results(t, Host{Root: virtual, Probe: probe})["qdisc"]; q.Verdict != OK {
 		t.Errorf("qdisc fq: %+v", q)
+	}
+}
+
+// Config space as a non-root reader sees it (64 bytes): the capability
+// list lies beyond, and doctor says so instead of guessing.
+func TestPCIeControlUnreadable(t *testing.T) {
+	full := configSpace(256, 4096)
+	if c, err := readPCIeControl([]byte(full)); err != nil || c.MRRS != 4096 || c.MPS != 256 || c.MPSSupported != 512 {
+		t.Errorf("full: %+v %v", c, err)
+	}
+	if _, err := readPCIeControl([]byte(full[:64])); err == nil || !strings.Contains(err.Error(), "root reads all 256") {
+		t.Errorf("64 bytes: %v", err)
+	}
+	loop := []byte(full)
+	loop[0x41], loop[0x51] = 0x50, 0x40 // a cycle, and no PCIe capability
+	loop[0x50] = 0x05
+	if _, err := readPCIeControl(loop); err == nil {
+		t.Error("a capability cycle was followed")
 	}
 }
