@@ -81,26 +81,43 @@ func readPairs(path string, out Counters) error {
 	return sc.Err()
 }
 
-// SoftnetDrops sums column 2 of /proc/net/softnet_stat over CPUs: packets
-// dropped because the input backlog (netdev_max_backlog) was full.
-func (f FS) SoftnetDrops() (int64, error) {
+// Softnet is /proc/net/softnet_stat summed over the CPUs: packets the
+// receive backlog dropped because it held netdev_max_backlog already
+// (column 2), and the times net_rx_action ran out of budget or time with
+// work left (time_squeeze, column 3).
+type Softnet struct {
+	Dropped, Squeezed int64
+}
+
+// SoftnetStat reads the sums.
+func (f FS) SoftnetStat() (Softnet, error) {
 	data, err := os.ReadFile(f.path("proc/net/softnet_stat"))
 	if err != nil {
-		return 0, err
+		return Softnet{}, err
 	}
-	var sum int64
+	var s Softnet
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		fields := strings.Fields(line)
-		if len(fields) < 2 {
-			return 0, fmt.Errorf("softnet_stat: short line %q", line)
+		if len(fields) < 3 {
+			return Softnet{}, fmt.Errorf("softnet_stat: short line %q", line)
 		}
-		v, err := strconv.ParseInt(fields[1], 16, 64)
-		if err != nil {
-			return 0, fmt.Errorf("softnet_stat: %q is not hex", fields[1])
+		var v [2]int64
+		for i := range v {
+			if v[i], err = strconv.ParseInt(fields[i+1], 16, 64); err != nil {
+				return Softnet{}, fmt.Errorf("softnet_stat: %q is not hex", fields[i+1])
+			}
 		}
-		sum += v
+		s.Dropped += v[0]
+		s.Squeezed += v[1]
 	}
-	return sum, nil
+	return s, nil
+}
+
+// SoftnetDrops is the receive backlog's drops since boot (softnet_stat
+// column 2, summed over the CPUs).
+func (f FS) SoftnetDrops() (int64, error) {
+	s, err := f.SoftnetStat()
+	return s.Dropped, err
 }
 
 // TCPMemPages is sockstat's "TCP: … mem N": pages TCP has allocated,

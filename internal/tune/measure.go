@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/view"
@@ -58,20 +60,46 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 		Omit: s.Omit, Time: s.Time, PathRate: pathRate, IdleRTT: idleRTT,
 	}
 	var out *client.Outcome
+	var rose drops.Counters
 	err := nsx.Do(m.NetNS, func() error {
+		peer := net.ParseIP(m.Host)
+		if peer == nil {
+			if ips, err := net.DefaultResolver.LookupIP(ctx, "ip", m.Host); err == nil && len(ips) > 0 {
+				peer = ips[0]
+			}
+		}
+		before, berr := drops.Snapshot("/", peer)
 		var err error
 		out, err = client.Run(ctx, o, report.NewPrinter(io.Discard, report.Text))
+		if after, aerr := drops.Snapshot("/", peer); berr == nil && aerr == nil {
+			rose = after.Since(before)
+		}
 		return err
 	})
 	if err != nil {
 		return Trial{}, err
 	}
 	t, err := trialOf(out, s.Direction)
+	withDrops(&t, rose)
 	t.Congestion = s.Congestion
 	if s.Parallel > 1 {
 		t.Parallel = s.Parallel
 	}
 	return t, err
+}
+
+// withDrops adds the host's queue drops during a trial to it and its
+// verdict: they are what retransmits alone cannot tell apart from a full
+// path.
+func withDrops(t *Trial, rose drops.Counters) {
+	if !rose.Rose() {
+		return
+	}
+	t.Drops = &rose
+	if t.Verdict != "" {
+		t.Verdict += "; "
+	}
+	t.Verdict += rose.Verdict()
 }
 
 // trialOf is the trial of direction d: the client's view of the

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
 )
@@ -87,6 +88,9 @@ type Trial struct {
 	Seconds    float64 `json:"seconds"`              // measured period
 	Screening  bool    `json:"screening,omitempty"`  // a single screening trial
 	MSS        int     `json:"mss,omitempty"`        // sender's MSS: the goodput depends on it
+	// Drops are the packets this host's queues dropped outside TCP
+	// during the trial (receive backlog, transmit queue), when any did.
+	Drops *drops.Counters `json:"host_drops,omitempty"`
 	// From and To bound the measured period (wall clock), so that the
 	// rate can be checked against another count (the lab's relay).
 	From time.Time `json:"from"`
@@ -324,7 +328,9 @@ type runner struct {
 	seq     int
 	mss     int // the first trial's MSS, which the goodput assumes
 	model   window.Model
-	tol     float64 // the plateau's tolerance (see tolerance)
+	// dropsNoted: the steps already say that the host's queues dropped.
+	dropsNoted bool
+	tol        float64 // the plateau's tolerance (see tolerance)
 	// best is the best median seen per direction (see note); paid says
 	// which knobs' raises gained in the direction that asked for them.
 	best map[Direction]float64
@@ -382,6 +388,18 @@ func (r *runner) trialCount() string {
 	return fmt.Sprintf("%d trials", r.o.Trials)
 }
 
+// noteDrops records, the first time, that this host's queues dropped
+// packets during a trial: the verdict names the queue, but tune moves
+// socket buffers and the congestion control, not the host's queues
+// (netdev_max_backlog is host-wide, and a lab must not touch the host).
+func (r *runner) noteDrops(label string, t Trial) {
+	if t.Drops == nil || r.dropsNoted {
+		return
+	}
+	r.dropsNoted = true
+	r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s: %s; tune does not change the host's queues: change them by hand, then run tune again", label, t.Drops.Verdict()))
+}
+
 // agree is how close a direction's first two trials must be for the
 // rest to be skipped at a long RTT: the noise of a trial on a quiet path.
 const agree = 0.01
@@ -431,6 +449,7 @@ func (r *runner) one(ctx context.Context, spec TrialSpec, label string) (Trial, 
 		}
 		if err == nil {
 			r.raise(t, label)
+			r.noteDrops(label, t)
 		}
 		r.pr.TrialEnd(t, err)
 		if err == nil || ctx.Err() != nil {

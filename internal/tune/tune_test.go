@@ -11,6 +11,7 @@ import (
 
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/window"
 )
 
@@ -43,6 +44,9 @@ type modelEnv struct {
 	// sendShare, when set, is the kernel's true payload share of the send
 	// buffer, where it differs from the model's.
 	sendShare float64
+	// backlogDrops, when set, is what this host's receive backlog drops
+	// in each reverse trial.
+	backlogDrops int64
 }
 
 func newModel(rate float64, rtt time.Duration, rmem, wmem string) *modelEnv {
@@ -105,6 +109,9 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 	t := Trial{Direction: s.Direction, BitsPerSecond: bps, CountedBy: "sender", Intervals: []float64{bps, bps}, Window: mod.RecvWindow(rcv), SndBuf: snd, Limit: string(best.limit), Verdict: "model: " + string(best.limit)}
 	if best.limit == attrib.Network {
 		t.Retransmits = 40
+	}
+	if m.backlogDrops > 0 && s.Direction == Reverse {
+		withDrops(&t, drops.Counters{Backlog: m.backlogDrops, Backlogs: 1000})
 	}
 	if m.stock && s.Direction == Reverse {
 		t.CountedBy, t.Limit, t.Verdict, t.Retransmits, t.Window, t.SndBuf = "receiver", string(attrib.Unknown), "limit attribution unavailable: no sender's view", -1, 0, 0
@@ -692,5 +699,26 @@ func TestLongRTTStopsAtTwoAgreeingTrials(t *testing.T) {
 	}
 	if two == 0 || !strings.Contains(strings.Join(res.Steps, "\n"), "gets no third") {
 		t.Errorf("no direction stopped at two agreeing trials; steps:\n%s", strings.Join(res.Steps, "\n"))
+	}
+}
+
+// When this host's receive backlog drops during trials, each such
+// trial's verdict names it, and the steps say once that tune leaves the
+// host's queues to the user.
+func TestBacklogDropsNamed(t *testing.T) {
+	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	m.backlogDrops = 1203
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := strings.Join(res.Steps, "\n")
+	if strings.Count(steps, "the receive backlog dropped 1,203 packets: raise net.core.netdev_max_backlog (now 1000)") != 1 || !strings.Contains(steps, "tune does not change the host's queues") {
+		t.Errorf("steps:\n%s", steps)
+	}
+	for _, tr := range res.Baseline().Trials {
+		if named := strings.Contains(tr.Verdict, "receive backlog dropped"); named != (tr.Direction == Reverse) || (tr.Drops != nil) != named {
+			t.Errorf("%s trial: verdict %q, drops %+v", tr.Direction, tr.Verdict, tr.Drops)
+		}
 	}
 }
