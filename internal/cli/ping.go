@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/probe"
 	"github.com/tcptune/tcptune/internal/stats"
 )
@@ -20,7 +21,7 @@ func newPingCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rtts, err := probe.ConnectRTT(cmd.Context(), args[0], port, count, interval, 5*time.Second)
 			if err != nil {
-				return fmt.Errorf("ping %s: %v", args[0], unwrapNet(err))
+				return fmt.Errorf("ping %s: %v", args[0], client.UnwrapOp(err))
 			}
 			var ms []float64
 			for _, r := range rtts {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,15 +48,6 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 	}
 	return errors.New(msg)
-}
-
-// unwrapNet shortens network errors to their cause.
-func unwrapNet(err error) error {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Err != nil {
-		return op.Err
-	}
-	return err
 }
 
 // Main runs tcptune (or, when invoked as "iperf3", the drop-in) and

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/metricsrv"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/servemetrics"
@@ -83,7 +84,7 @@ TCP_INFO figures back, so that reverse (-R) tests say what limited them.`,
 				m := servemetrics.New()
 				at, stop, err := metricsrv.Serve(f.prometheus, m)
 				if err != nil {
-					return fmt.Errorf("--prometheus %s: %v", f.prometheus, unwrapNet(err))
+					return fmt.Errorf("--prometheus %s: %v", f.prometheus, client.UnwrapOp(err))
 				}
 				defer stop()
 				o.OnTestEnd = m.Record

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/watch"
 )
 
@@ -45,7 +46,7 @@ src, dst, state (e.g. "dport=5201 state=estab").`,
 			if promAddr != "" {
 				at, stop, err := watch.ServeMetrics(promAddr, src)
 				if err != nil {
-					return fmt.Errorf("--prometheus %s: %v", promAddr, unwrapNet(err))
+					return fmt.Errorf("--prometheus %s: %v", promAddr, client.UnwrapOp(err))
 				}
 				defer stop()
 				fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics on http://%s/metrics\n", at)

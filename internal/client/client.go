@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tcptune/tcptune/internal/auth"
 	"io"
 	"math"
 	"net"
@@ -19,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/auth"
 	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/procnet"
 	"github.com/tcptune/tcptune/internal/report"
@@ -150,7 +150,7 @@ func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
 	pr.Textf("Connecting to host %s, port %d", o.Host, o.Port)
 	ctrl, err := d.DialContext(ctx, o.network("tcp"), addr)
 	if err != nil {
-		return nil, fmt.Errorf("unable to connect to server %s: %w", addr, unwrapOp(err))
+		return nil, fmt.Errorf("unable to connect to server %s: %w", addr, UnwrapOp(err))
 	}
 	defer ctrl.Close()
 	if tc, ok := ctrl.(*net.TCPConn); ok {
@@ -251,7 +251,7 @@ func (s *session) readState(timeout time.Duration) (wire.State, error) {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return 0, wire.Errorf(wire.IECtrlClose)
 		}
-		return 0, fmt.Errorf("control connection: %w", unwrapOp(err))
+		return 0, fmt.Errorf("control connection: %w", UnwrapOp(err))
 	}
 	return st, nil
 }
@@ -421,7 +421,7 @@ func (s *session) createStreams(ctx context.Context) error {
 		if s.params.UDP {
 			c, err := d.DialContext(ctx, s.o.network("udp"), addr)
 			if err != nil {
-				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamConnect), unwrapOp(err))
+				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamConnect), UnwrapOp(err))
 			}
 			if err := udpHandshake(c, s.ctrl, s.resendEvery()); err != nil {
 				c.Close()
@@ -431,7 +431,7 @@ func (s *session) createStreams(ctx context.Context) error {
 		} else {
 			c, err := d.DialContext(ctx, s.o.network("tcp"), addr)
 			if err != nil {
-				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamConnect), unwrapOp(err))
+				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamConnect), UnwrapOp(err))
 			}
 			if s.params.NoDelay {
 				c.(*net.TCPConn).SetNoDelay(true)
@@ -492,7 +492,7 @@ func udpHandshake(c, ctrl net.Conn, interval time.Duration) error {
 		}
 		var ne net.Error
 		if !errors.As(err, &ne) || !ne.Timeout() {
-			return fmt.Errorf("%w: no UDP connect reply: %v", wire.Errorf(wire.IEStreamRead), unwrapOp(err))
+			return fmt.Errorf("%w: no UDP connect reply: %v", wire.Errorf(wire.IEStreamRead), UnwrapOp(err))
 		}
 		if pending(ctrl) {
 			return nil
@@ -700,8 +700,10 @@ func warnf(pr *report.Printer, format string, args ...any) {
 	fmt.Fprintf(os.Stderr, format+"\n", args...)
 }
 
-// unwrapOp strips net.OpError's address noise for one-line messages.
-func unwrapOp(err error) error {
+// UnwrapOp strips net.OpError's address noise (and the syscall's name)
+// for one-line messages: "connection refused", not "dial tcp
+// 10.0.0.2:5201: connect: connection refused".
+func UnwrapOp(err error) error {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Err != nil {
 		var se *os.SyscallError
