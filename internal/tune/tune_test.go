@@ -47,6 +47,10 @@ type modelEnv struct {
 	// backlogDrops, when set, is what this host's receive backlog drops
 	// in each reverse trial.
 	backlogDrops int64
+	// hideBuffer: a flow the send buffer holds is reported as held by the
+	// congestion window with retransmits (BBR on a lossy path, where the
+	// buffer still holds the retransmit queue).
+	hideBuffer bool
 }
 
 func newModel(rate float64, rtt time.Duration, rmem, wmem string) *modelEnv {
@@ -109,6 +113,9 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 	t := Trial{Direction: s.Direction, BitsPerSecond: bps, CountedBy: "sender", Intervals: []float64{bps, bps}, Window: mod.RecvWindow(rcv), SndBuf: snd, Limit: string(best.limit), Verdict: "model: " + string(best.limit)}
 	if best.limit == attrib.Network {
 		t.Retransmits = 40
+	}
+	if m.hideBuffer && best.limit == attrib.SendBuffer {
+		t.Limit, t.Verdict, t.Retransmits = string(attrib.Network), "model: network (hiding the send buffer)", 40
 	}
 	if m.backlogDrops > 0 && s.Direction == Reverse {
 		withDrops(&t, drops.Counters{Backlog: m.backlogDrops, Backlogs: 1000})
@@ -720,5 +727,34 @@ func TestBacklogDropsNamed(t *testing.T) {
 		if named := strings.Contains(tr.Verdict, "receive backlog dropped"); named != (tr.Direction == Reverse) || (tr.Drops != nil) != named {
 			t.Errorf("%s trial: verdict %q, drops %+v", tr.Direction, tr.Verdict, tr.Drops)
 		}
+	}
+}
+
+// A reference profile beats the search because the diagnosis missed the
+// send buffer (reported as loss): the search climbs again from its
+// choice toward the profile's buffers, no higher than 4 × BDP, and takes
+// the first point that reaches the profile's rate, not the profile's
+// 512 MB buffers (it took them whole before: 95 × BDP on a lossy path).
+func TestReopenClimbsTowardTheProfile(t *testing.T) {
+	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	m.sendShare, m.hideBuffer = 0.45, true
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sane(t, res, m)
+	ch := res.Choice()
+	steps := strings.Join(res.Steps, "\n")
+	t.Logf("choice %s (rmem %.2f, wmem %.2f × BDP): %s\n%s", ch.ID, float64(ch.RmemMax)/float64(res.BDP), float64(ch.WmemMax)/float64(res.BDP), res.Why, steps)
+	if ch.Origin != OriginSearch || !strings.Contains(steps, "reopened: the reference") || !strings.Contains(steps, "climbing again toward it") {
+		t.Fatalf("choice %s (%s), steps:\n%s", ch.ID, ch.Origin, steps)
+	}
+	// Changed maxima at most 4 × BDP (the inherited 5.4 × BDP rmem, which
+	// the search never raised, is trimmed too).
+	if ch.WmemMax > 4*res.BDP+(1<<16) || ch.RmemMax > 4*res.BDP+(1<<16) || !res.Kept {
+		t.Errorf("choice rmem %d wmem %d (BDP %d), kept %v", ch.RmemMax, ch.WmemMax, res.BDP, res.Kept)
+	}
+	if got := res.Verify.Summary[Forward].Median; got < 0.95*m.Goodput() {
+		t.Errorf("forward after: %.0f of %.0f", got, m.Goodput())
 	}
 }
