@@ -391,3 +391,35 @@ func TestRollbackRefusesCraftedBackups(t *testing.T) {
 		})
 	}
 }
+
+// apply takes a tune --json result (a canary's, for the rest of a
+// group): its verified choice is written and rolls back like any other;
+// a result that kept nothing is refused and writes nothing.
+func TestApplyTuneResult(t *testing.T) {
+	e := setup(t)
+	before := e.get("net.ipv4.tcp_wmem")
+	result := func(kept bool) string {
+		p := filepath.Join(e.dir, fmt.Sprintf("canary-%v.json", kept))
+		os.WriteFile(p, []byte(fmt.Sprintf(`{"env":"peer","choice":"search-2","kept":%v,"why":"rolled back: the choice did not beat the baseline",
+			"candidates":[{"id":"baseline","name":"current settings"},{"id":"search-2","name":"wmem 1.5 × BDP","settings":[{"key":"net.ipv4.tcp_wmem","value":"4096 16384 9437184","reason":"forward was limited by the send buffer"}]}]}`, kept)), 0o644)
+		return p
+	}
+	if out, err := e.run(nil, "apply", result(false), "--netns", e.ns); err == nil || !strings.Contains(out, "kept nothing") {
+		t.Errorf("a result that kept nothing: %v %s", err, out)
+	}
+	if got := e.get("net.ipv4.tcp_wmem"); got != before {
+		t.Fatalf("written anyway: %s", got)
+	}
+	if out, err := e.run(nil, "apply", result(true), "--netns", e.ns); err != nil {
+		t.Fatalf("apply of a kept result: %v %s", err, out)
+	}
+	if got := e.get("net.ipv4.tcp_wmem"); got != "4096 16384 9437184" {
+		t.Fatalf("tcp_wmem after apply: %s", got)
+	}
+	if out, err := e.run(nil, "rollback", "--netns", e.ns); err != nil {
+		t.Fatalf("rollback: %v %s", err, out)
+	}
+	if got := e.get("net.ipv4.tcp_wmem"); got != before {
+		t.Errorf("tcp_wmem after rollback: %s, was %s", got, before)
+	}
+}

@@ -142,6 +142,21 @@ func TestFleet(t *testing.T) {
 		t.Fatalf("a refused value: want failed with tcptune's message\n%s", out)
 	}
 
+	// A canary's tune result applied to another host (tune_result): its
+	// verified choice, rolled back after.
+	canary := filepath.Join(f.dir, "canary.json")
+	os.WriteFile(canary, []byte(`{"env":"peer","choice":"search-2","kept":true,"candidates":[{"id":"baseline","name":"current settings"},`+
+		`{"id":"search-2","name":"wmem 1.5 × BDP","settings":[{"key":"net.ipv4.tcp_wmem","value":"4096 16384 9437184","reason":"forward was limited by the send buffer"}]}]}`), 0o644)
+	wmem2 := sysctl(t, "h2", "net.ipv4.tcp_wmem")
+	out, r = f.playbook(play, "-e", "step=result", "-e", "canary="+canary, "-l", "h2")
+	if r["h2"].failed != 0 || r["h2"].changed != 2 || sysctl(t, "h2", "net.ipv4.tcp_wmem") != "4096 16384 9437184" {
+		t.Fatalf("tune_result: %+v, tcp_wmem %s\n%s", r["h2"], sysctl(t, "h2", "net.ipv4.tcp_wmem"), out)
+	}
+	_, r = f.playbook(play, "-e", "step=rollback", "-l", "h2")
+	if v := sysctl(t, "h2", "net.ipv4.tcp_wmem"); r["h2"].failed != 0 || v != wmem2 {
+		t.Fatalf("after rolling back the canary's choice: %s, want %s", v, wmem2)
+	}
+
 	refAddr := ""
 	hosts, _ := os.ReadFile(filepath.Join(f.dir, "hosts"))
 	for _, l := range strings.Split(string(hosts), "\n") {

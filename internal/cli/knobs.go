@@ -14,6 +14,7 @@ import (
 	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/show"
 	"github.com/tcptune/tcptune/internal/sysctl"
+	"github.com/tcptune/tcptune/internal/tune"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
 )
@@ -128,6 +129,7 @@ func newApplyCmd() *cobra.Command {
 		Use:   "apply FILE | --set KEY=VALUE... [--netns NS] [--persist] [--dry-run] [--force] [--json]",
 		Short: "Apply sysctl settings safely: validate all, back up, write, restore on failure (Linux)",
 		Example: `  tcptune advise --rate 1gbit --rtt 50ms --format sysctl > p.conf && sudo tcptune apply p.conf
+  sudo tcptune tune --peer ref --json > canary.json; sudo tcptune apply canary.json   # a tune result's verified choice
   sudo tcptune apply --set net.ipv4.tcp_rmem='4096 131072 16777216' --netns tcptune-wan-a
   sudo tcptune apply p.conf --persist     # also /etc/sysctl.d/90-tcptune.conf`,
 		Args: cobra.MaximumNArgs(1),
@@ -142,7 +144,7 @@ func newApplyCmd() *cobra.Command {
 					return err
 				}
 				defer f.Close()
-				if kvs, err = apply.Parse(f); err != nil {
+				if kvs, err = tune.ReadSettings(f); err != nil {
 					return fmt.Errorf("%s: %v", args[0], err)
 				}
 			}

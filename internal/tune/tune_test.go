@@ -3,8 +3,10 @@ package tune
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -756,5 +758,39 @@ func TestReopenClimbsTowardTheProfile(t *testing.T) {
 	}
 	if got := res.Verify.Summary[Forward].Median; got < 0.95*m.Goodput() {
 		t.Errorf("forward after: %.0f of %.0f", got, m.Goodput())
+	}
+}
+
+// apply takes a tune --json result: its verified choice's settings; a
+// result that kept nothing is refused with its reason; sysctl.conf lines
+// still parse as before.
+func TestReadSettingsFromATuneResult(t *testing.T) {
+	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil || !res.Kept {
+		t.Fatalf("%v kept %v", err, res.Kept)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kvs, err := ReadSettings(strings.NewReader("\n  " + string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := res.Choice().KVs(); !reflect.DeepEqual(kvs, want) || len(kvs) == 0 {
+		t.Errorf("settings %v, want the choice's %v", kvs, want)
+	}
+	res.Kept, res.Why = false, "rolled back: the choice did not beat the baseline"
+	b, _ = json.Marshal(res)
+	if _, err := ReadSettings(strings.NewReader(string(b))); err == nil || !strings.Contains(err.Error(), "kept nothing: rolled back") {
+		t.Errorf("a result that kept nothing: %v", err)
+	}
+	if _, err := ReadSettings(strings.NewReader("{garbage")); err == nil || !strings.Contains(err.Error(), "not a tune --json result") {
+		t.Errorf("garbage: %v", err)
+	}
+	kvs, err = ReadSettings(strings.NewReader("# advise\nnet.ipv4.tcp_rmem = 4096 131072 12582912\n"))
+	if err != nil || len(kvs) != 1 || kvs[0].Key != "net.ipv4.tcp_rmem" {
+		t.Errorf("sysctl lines: %v %v", kvs, err)
 	}
 }

@@ -18,6 +18,11 @@ options:
   advise:
     description: Apply C(tcptune advise)'s recommendation for these (C(rate), C(rtt), optional C(streams), C(role)).
     type: dict
+  tune_result:
+    description:
+      - Path on the host of a C(tcptune tune --json) result (for example a canary's, copied there) - its verified choice is applied.
+      - A result that kept nothing fails with the result's reason.
+    type: path
   persist:
     description: Also write /etc/sysctl.d/90-tcptune.conf.
     type: bool
@@ -46,13 +51,14 @@ def main():
         argument_spec=dict(
             settings=dict(type="dict"),
             advise=dict(type="dict"),
+            tune_result=dict(type="path"),
             persist=dict(type="bool", default=False),
             netns=dict(type="str"),
             force=dict(type="bool", default=False),
             binary=dict(type="str"),
         ),
-        mutually_exclusive=[("settings", "advise")],
-        required_one_of=[("settings", "advise")],
+        mutually_exclusive=[("settings", "advise", "tune_result")],
+        required_one_of=[("settings", "advise", "tune_result")],
         supports_check_mode=True,
     )
     p = module.params
@@ -74,6 +80,8 @@ def main():
         with os.fdopen(fd, "w") as f:
             f.write(out)
         args.append(tmp)
+    elif p["tune_result"]:
+        args.append(p["tune_result"])
     else:
         for k in sorted(p["settings"]):
             args += ["--set", "%s=%s" % (k, p["settings"][k])]
