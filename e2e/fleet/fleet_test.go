@@ -197,6 +197,13 @@ func TestFleet(t *testing.T) {
 	} else {
 		t.Logf("rollout summary:\n%s", b)
 	}
+	// Back to where the hosts were: h1's choice (for its 1 Gbit/s × 50 ms
+	// path) on h2 and h3 changes what the mesh below measures.
+	_, r = f.playbook(play, "-e", "step=rollback")
+	each(t, "rollback of the rollout", r, func(r recap) bool { return r.failed == 0 && r.changed == 1 }, mesh...)
+	if v := sysctl(t, "h2", "net.ipv4.tcp_wmem"); v != wmem2 {
+		t.Errorf("h2 after rolling the rollout back: %s, want %s", v, wmem2)
+	}
 
 	results := filepath.Join(f.dir, "mesh")
 	out, r = f.playbook("tcptune.tcptune.mesh", "-e", "mesh_results="+results, "-e", "mesh_time=1", "-e", "mesh_repeat=2")
