@@ -3,9 +3,11 @@
 package fleet_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -77,6 +79,20 @@ func TestFleet(t *testing.T) {
 	_, err = exec.LookPath("python3")
 	testutil.Need(t, err == nil, "python3 is missing")
 	bin := testutil.Binary(t)
+	// What the real host holds where the hosts' own files live: compared
+	// at the end (a host that has tcptune installed, or a persisted
+	// tuning of its own, keeps them as they were).
+	realPaths := []string{"/usr/local/bin/tcptune", "/etc/sysctl.d/90-tcptune.conf", "/var/lib/tcptune/backups"}
+	snapshot := func() map[string]string {
+		m := map[string]string{}
+		for _, p := range realPaths {
+			if fi, err := os.Stat(p); err == nil {
+				m[p] = fmt.Sprintf("%v %d %v", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+			}
+		}
+		return m
+	}
+	realBefore := snapshot()
 	f := &fleet{t: t, dir: t.TempDir(), script: filepath.Join(testutil.ModuleRoot(), "scripts", "fleet-lab.sh")}
 	t.Setenv("TCPTUNE_BIN", bin)
 	t.Cleanup(func() { testutil.Run(t, time.Minute, f.script, "down") })
@@ -225,10 +241,9 @@ func TestFleet(t *testing.T) {
 		t.Fatalf("the HTML matrix has %d pair cells:\n%.3000s", n, dom)
 	}
 
-	// Nothing on the real host: no binary, no persist file, no state.
-	for _, p := range []string{"/usr/local/bin/tcptune", "/etc/sysctl.d/90-tcptune.conf"} {
-		if _, err := os.Stat(p); err == nil {
-			t.Errorf("%s exists on the real host", p)
-		}
+	// Nothing on the real host: its binary, persist file and backups are
+	// as they were (absent, or untouched).
+	if after := snapshot(); !reflect.DeepEqual(after, realBefore) {
+		t.Errorf("the real host changed: before %v, after %v", realBefore, after)
 	}
 }
