@@ -181,7 +181,7 @@ func TestFleet(t *testing.T) {
 		}
 	}
 	// Canary, then the group: h1 tunes against ref and keeps its choice;
-	// h2 and h3 get it in batches of one, measured before and after.
+	// h2 and h3 get it in one batch, measured before and after.
 	// (tune.yml, each host tuned on its own, shares the role's tune task:
 	// syntax-checked here.)
 	if out, errOut, err := testutil.Run(t, time.Minute, f.script, "run", f.dir, "ansible-playbook", "--syntax-check", "-i", filepath.Join(f.dir, "inventory.yml"), "tcptune.tcptune.tune"); err != nil {
@@ -191,7 +191,7 @@ func TestFleet(t *testing.T) {
 	canary, summary := filepath.Join(f.dir, "rollout-canary.json"), filepath.Join(f.dir, "rollout-summary.txt")
 	out, r = f.playbook("tcptune.tcptune.rollout", "-e", "rollout_group=mesh", "-e", "reference_server="+refAddr,
 		"-e", "tcptune_tune_time=1", "-e", "tcptune_tune_trials=2", "-e", "tcptune_tune_direction=forward",
-		"-e", "rollout_time=1", "-e", "rollout_repeat=2", "-e", "rollout_batch=1", "-e", "rollout_noise=0.1",
+		"-e", "rollout_time=1", "-e", "rollout_repeat=2", "-e", "rollout_batch=2", "-e", "rollout_noise=0.1",
 		"-e", "rollout_settings="+canary, "-e", "rollout_summary_file="+summary)
 	if r["h1"].failed != 0 || r["h1"].changed < 1 {
 		t.Fatalf("rollout.yml, canary: %+v\n%s", r["h1"], out)

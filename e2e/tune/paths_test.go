@@ -15,12 +15,14 @@ import (
 // The other axes of the paths users have, on one link: a long RTT (300
 // ms), random loss (0.01%, seeded), and a constant 5 Mbit/s UDP flow
 // across the link in the direction tuned, with BBR set explicitly and a
-// 1 MiB tcp_wmem max in end a that holds one flow near 22 Mbit/s. tune
+// 1 MiB tcp_wmem max in end a that holds one flow near 22 Mbit/s; the
+// link's rate is given (--rate), as a user who knows it does. tune
 // must measure the RTT no lower than the link's, report no figure above
 // what the link leaves the TCP flow, find the send buffer, keep a raise
 // within 4 × BDP (the lossy climb at most doubles per step), and name
 // the direction of every step.
 func TestTunePeerLongLossyCross(t *testing.T) {
+	t.Parallel() // low rate and its own link: runs beside the other parallel tests (the safety tests and the 50 Mbit/s path)
 	const (
 		name    = "tt-tlong"
 		rateBPS = 50e6
@@ -40,7 +42,7 @@ func TestTunePeerLongLossyCross(t *testing.T) {
 	testutil.WaitListeningPID(t, cross.Cmd.Process.Pid, 5301)
 	testutil.Start(t, bin, "lab", "exec", name, "a", "--", "sh", "-c", `exec "$0" bench -c "$TCPTUNE_PEER" -p 5301 -u -b 5M -t 900`, bin)
 
-	out, errOut, err := p.tune(name, nil, "--direction", "forward", "-C", "bbr", "--trials", "2", "--time", "2", "-O", "1.5", "--json")
+	out, errOut, err := p.tune(name, nil, "--direction", "forward", "-C", "bbr", "--rate", "50mbit", "--trials", "2", "--time", "2", "-O", "1.5", "--json")
 	if err != nil {
 		t.Fatalf("tune --peer: %v\n%s\n%s", err, out, errOut)
 	}

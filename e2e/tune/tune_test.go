@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,15 +28,21 @@ func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 // links the suite creates; leftovers of a killed run are removed first.
 var links = []string{"tt-tune", "tt-tlong", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl", "tt-tstock", "tt-tsigp"}
 
+// leftovers removes, once per run, the links a killed run left (not on
+// every setup: tests marked parallel run their links side by side).
+var leftovers sync.Once
+
 func setup(t *testing.T) string {
 	t.Helper()
 	testutil.NeedRoot(t)
 	_, err := os.Stat("/dev/net/tun")
 	testutil.Need(t, err == nil, "no /dev/net/tun")
 	bin := testutil.Binary(t)
-	for _, l := range links {
-		exec.Command(bin, "lab", "down", l).Run()
-	}
+	leftovers.Do(func() {
+		for _, l := range links {
+			exec.Command(bin, "lab", "down", l).Run()
+		}
+	})
 	return bin
 }
 
