@@ -506,9 +506,13 @@ func TestUDPHandshakeUnderLoss(t *testing.T) {
 			// tests; on a lossy path its last test's end can still be in
 			// flight when the next client connects, and it resets that
 			// connection or says it is busy: the client retries, as the
-			// interop tests do.
-			for retry := 0; retry < 3 && err != nil && (strings.Contains(errOut, "reset by peer") || strings.Contains(errOut, "busy")); retry++ {
-				time.Sleep(time.Second)
+			// interop tests do. At 15% loss that end can take TCP's
+			// backed-off retransmissions, seconds (one run of ten failed
+			// after three retries a second apart): back off up to 30 s.
+			wait := time.Second
+			for deadline := time.Now().Add(30 * time.Second); err != nil && time.Now().Before(deadline) && (strings.Contains(errOut, "reset by peer") || strings.Contains(errOut, "busy")); wait *= 2 {
+				t.Logf("%s, run %d: %s; retrying in %v", srv.name, i+1, strings.TrimSpace(errOut), wait)
+				time.Sleep(wait)
 				start = time.Now()
 				out, errOut, err = testutil.Run(t, 2*time.Minute, l.bin, args...)
 			}
