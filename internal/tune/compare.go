@@ -132,17 +132,7 @@ func (r *runner) reopen(ctx context.Context, base, choice *Candidate) (*Candidat
 		why := reasons(choice, p, next, func(key string, from int64) string {
 			return fmt.Sprintf("raised from %s toward the reference %s, which beat the search in %s", r.multiple(from), top.Name, d)
 		})
-		c := r.candidate(next, why)
-		for _, st := range choice.Settings {
-			if st.Key == keyCC {
-				c.Settings = append(c.Settings, st)
-			}
-		}
-		if choice.Congestion != "" {
-			c.Congestion, c.Name = choice.Congestion, c.Name+" with "+choice.Congestion
-		}
-		c.resolve(r.current)
-		res.Candidates = append(res.Candidates, c)
+		c := r.candidateWith(next, why, choice)
 		if err := r.trials(ctx, c, 1, []Direction{d}, TrialSpec{Congestion: c.Congestion}); err != nil {
 			return nil, err
 		}

@@ -195,6 +195,24 @@ func (r *runner) candidate(p point, why map[string]string) *Candidate {
 }
 
 // at is the point a candidate sits at.
+// candidateWith is the search's candidate at p that keeps choice's
+// congestion control (its setting and its per-socket -C), added to the
+// result's candidates.
+func (r *runner) candidateWith(p point, why map[string]string, choice *Candidate) *Candidate {
+	c := r.candidate(p, why)
+	for _, st := range choice.Settings {
+		if st.Key == keyCC {
+			c.Settings = append(c.Settings, st)
+		}
+	}
+	if choice.Congestion != "" {
+		c.Congestion, c.Name = choice.Congestion, c.Name+" with "+choice.Congestion
+	}
+	c.resolve(r.current)
+	r.res.Candidates = append(r.res.Candidates, c)
+	return c
+}
+
 func at(c *Candidate) point { return point{c.RmemMax, c.WmemMax} }
 
 // screen runs one trial per direction, the judged ones first, and
@@ -705,15 +723,7 @@ func (r *runner) lowerWith(ctx context.Context, choice *Candidate, to int64) (*C
 	why := reasons(choice, p, q, func(_ string, from int64) string {
 		return fmt.Sprintf("lowered from %s to %s for %s, which needs no more: the plateau held", r.multiple(from), r.multiple(to), choice.Congestion)
 	})
-	c := r.candidate(q, why)
-	for _, st := range choice.Settings {
-		if st.Key == keyCC {
-			c.Settings = append(c.Settings, st)
-		}
-	}
-	c.Congestion, c.Name = choice.Congestion, c.Name+" with "+choice.Congestion
-	c.resolve(r.current)
-	r.res.Candidates = append(r.res.Candidates, c)
+	c := r.candidateWith(q, why, choice)
 	r.res.Steps = append(r.res.Steps, "trim for "+choice.Congestion+": "+c.Name)
 	if err := r.screen(ctx, c, false, TrialSpec{Congestion: c.Congestion}); err != nil {
 		return nil, err
