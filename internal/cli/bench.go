@@ -47,6 +47,7 @@ type benchFlags struct {
 	ipv4, ipv6     bool
 	bind           string
 	connectTimeout int
+	busyWait       time.Duration
 	zerocopy       bool
 	skipRxCopy     bool
 	affinity       string
@@ -88,6 +89,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.ipv6, "version6", "6", false, "only use IPv6")
 	fs.StringVarP(&f.bind, "bind", "B", "", "bind to the interface associated with this address")
 	intVarP(fs, &f.connectTimeout, "connect-timeout", "", 0, 0, 3600000, "milliseconds", "timeout for the control connection setup (ms)")
+	secondsVarP(fs, &f.busyWait, "busy-wait", "", 0, time.Second, 24*time.Hour, true, "seconds to keep trying a server that is busy running another test (0 = fail at once, as iperf3)")
 	fs.BoolVarP(&f.zerocopy, "zerocopy", "Z", false, "use a 'zero copy' method of sending data (sendfile from memory, Linux)")
 	fs.BoolVar(&f.skipRxCopy, "skip-rx-copy", false, "ignore received data instead of copying it (MSG_TRUNC, Linux TCP; iperf3 3.19+ servers)")
 	fs.StringVarP(&f.affinity, "affinity", "A", "", "set CPU affinity n[,m]: n for this side, m for the server (Linux)")
@@ -111,7 +113,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 // options validates the flags together and builds client options.
 func (f *benchFlags) options() (client.Options, int, error) {
 	o := client.Options{Host: f.host, Port: f.port, Interval: f.interval, Bind: f.bind, CPort: f.cport,
-		ConnectTimeout: time.Duration(f.connectTimeout) * time.Millisecond, Unit: f.format, KeepAlive: f.keepAlive}
+		ConnectTimeout: time.Duration(f.connectTimeout) * time.Millisecond, Unit: f.format, KeepAlive: f.keepAlive, BusyWait: f.busyWait}
 	if f.format == 'a' {
 		o.Unit = 0
 	}

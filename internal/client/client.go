@@ -58,6 +58,10 @@ type Options struct {
 	// (--snd-timeout, Linux).
 	Device     string
 	SndTimeout int
+	// BusyWait is how long to keep trying a server that is busy running
+	// another test (--busy-wait): again after 0.25 s, doubling to 4 s.
+	// Zero fails at once, as iperf3 does.
+	BusyWait time.Duration
 }
 
 // Outcome is what a finished test produced.
@@ -104,6 +108,9 @@ func (o *Outcome) Received() float64 {
 // ErrBusy is returned when the server refuses the test.
 var ErrBusy = errors.New("the server is busy running a test. try again later")
 
+// The waits between tries of a busy server (Options.BusyWait).
+const busyFirst, busyMax = 250 * time.Millisecond, 4 * time.Second
+
 func (o *Options) network(proto string) string {
 	return proto + o.Family
 }
@@ -115,9 +122,20 @@ func (o *Options) ctrlTimeout() time.Duration {
 	return 30 * time.Second
 }
 
-// Run performs one test, reporting through pr.
+// Run performs one test, reporting through pr. A busy server is tried
+// again for up to o.BusyWait.
 func Run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
 	out, err := run(ctx, o, pr)
+	end := time.Now().Add(o.BusyWait)
+	for wait := busyFirst; errors.Is(err, ErrBusy) && !time.Now().Add(wait).After(end); wait = min(2*wait, busyMax) {
+		pr.Textf("the server is busy running a test: trying again in %.2g s", wait.Seconds())
+		select {
+		case <-ctx.Done():
+			err = fmt.Errorf("interrupted: %w", context.Cause(ctx))
+		case <-time.After(wait):
+			out, err = run(ctx, o, pr)
+		}
+	}
 	if err != nil {
 		pr.Error(err)
 	}

@@ -314,8 +314,12 @@ func TestMaxDuration(t *testing.T) {
 // a full server says ACCESS_DENIED after the parameters (iperf3
 // clients take it in any state: "the server is busy"), and connections
 // that only sent a cookie hold no slot.
+//
+// A test abandoned while its streams are set up frees its slot when its
+// control connection closes, not at the set-up timeout (a minute here,
+// beyond the client's --busy-wait).
 func TestBusyRefusal(t *testing.T) {
-	_, addr, _ := startServer(t, Options{MaxTests: 1})
+	_, addr, _ := startServer(t, Options{MaxTests: 1, SetupTimeout: time.Minute})
 	params := func(c net.Conn) byte {
 		body, _ := wire.Params{Time: 10, Parallel: 1, ServerAffinity: -1}.Encode()
 		wire.WriteRaw(c, body)
@@ -342,6 +346,24 @@ func TestBusyRefusal(t *testing.T) {
 	_, err := client.Run(context.Background(), client.Options{Host: h, Port: port, Params: wire.Params{Time: 1, Parallel: 1, ServerAffinity: -1}}, report.NewPrinter(io.Discard, report.Text))
 	if err != client.ErrBusy {
 		t.Fatalf("client: want ErrBusy, got %v", err)
+	}
+	// With --busy-wait the client tries again until the slot is free
+	// (the first test ends when its control connection closes).
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	o := client.Options{Host: h, Port: port, Params: wire.Params{Time: 1, Parallel: 1, ServerAffinity: -1}, BusyWait: 30 * time.Second}
+	go func() {
+		_, err := client.Run(context.Background(), o, report.NewPrinter(&out, report.Text))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("--busy-wait: the client ended while the server was busy: %v\n%s", err, out.String())
+	case <-time.After(time.Second):
+	}
+	c.Close()
+	if err := <-done; err != nil || !strings.Contains(out.String(), "the server is busy running a test: trying again") {
+		t.Fatalf("--busy-wait: %v\n%s", err, out.String())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -258,11 +259,58 @@ func (t *session) ctrlRTT() time.Duration {
 	return time.Duration(ti.RTT) * time.Microsecond
 }
 
-func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
+// watchCtrl watches the control connection while the streams are set
+// up, when a client sends nothing on it: gone closes when it ends or
+// the client sends a state (CLIENT_TERMINATE), so that an abandoned test
+// frees its slot at once, as iperf3's select loop does. stop ends the
+// watch and says why it closed (nil when it was only stopped); it is
+// idempotent.
+func (t *session) watchCtrl() (gone <-chan struct{}, stop func() error) {
+	ch := make(chan struct{})
+	var b [1]byte
+	var n int
+	var err error
+	go func() {
+		n, err = t.ctrl.Read(b[:])
+		close(ch)
+	}()
+	var once sync.Once
+	var why error
+	return ch, func() error {
+		once.Do(func() {
+			t.ctrl.SetReadDeadline(time.Unix(1, 0))
+			<-ch
+			t.ctrl.SetReadDeadline(time.Time{})
+			switch {
+			case n == 1 && wire.State(int8(b[0])) == wire.ClientTerminate:
+				why = wire.Errorf(wire.IEClientTerm)
+			case n == 1:
+				why = fmt.Errorf("%w: state %d while the streams were set up", wire.Errorf(wire.IEMessage), int8(b[0]))
+			case errors.Is(err, os.ErrDeadlineExceeded):
+			default:
+				why = wire.Errorf(wire.IECtrlClose)
+			}
+		})
+		return why
+	}
+}
+
+func (t *session) acceptStreams(ctx context.Context) (streams []*engine.Stream, err error) {
 	n := t.expected()
 	deadline := time.NewTimer(streamSetup(t.srv.o.SetupTimeout, n, t.ctrlRTT()))
 	defer deadline.Stop()
-	var streams []*engine.Stream
+	gone, stopWatch := t.watchCtrl()
+	defer func() {
+		if why := stopWatch(); why != nil && err == nil {
+			err = why
+		}
+	}()
+	// ended is the reason to give up when the watch fires: nil when it
+	// only met the set-up deadline, which deadline reports.
+	ended := func() error {
+		gone = nil
+		return stopWatch()
+	}
 	if t.params.UDP {
 		turn, stop := context.WithTimeout(ctx, streamSetup(t.srv.o.SetupTimeout, n, t.ctrlRTT()))
 		defer stop()
@@ -285,6 +333,11 @@ func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
 				t.udpIDs = append(t.udpIDs, addr.String())
 			case <-deadline.C:
 				return streams, fmt.Errorf("%w: only %d of %d UDP streams arrived", wire.Errorf(wire.IEStreamAccept), i, n)
+			case <-gone:
+				if err := ended(); err != nil {
+					return streams, err
+				}
+				i--
 			case <-ctx.Done():
 				return streams, wire.Errorf(wire.IEServerTerm)
 			}
@@ -327,6 +380,13 @@ func (t *session) acceptStreams(ctx context.Context) ([]*engine.Stream, error) {
 				a.c.Close()
 			}
 			return nil, fmt.Errorf("%w: only %d of %d streams arrived", wire.Errorf(wire.IEStreamAccept), len(conns), n)
+		case <-gone:
+			if err := ended(); err != nil {
+				for _, a := range conns {
+					a.c.Close()
+				}
+				return nil, err
+			}
 		case <-ctx.Done():
 			for _, a := range conns {
 				a.c.Close()
