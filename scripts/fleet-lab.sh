@@ -78,6 +78,9 @@ all:
     tcptune_binary_src: $bin
     tcptune_bin: /usr/local/bin/tcptune
     tcptune_controller_bin: $bin
+    # Every host shares this machine's CPU and the hub: rollout.yml
+    # measures them one at a time.
+    path_group: fleet
   children:
     mesh:
       hosts:

@@ -191,7 +191,7 @@ func TestFleet(t *testing.T) {
 	canary, summary := filepath.Join(f.dir, "rollout-canary.json"), filepath.Join(f.dir, "rollout-summary.txt")
 	out, r = f.playbook("tcptune.tcptune.rollout", "-e", "rollout_group=mesh", "-e", "reference_server="+refAddr,
 		"-e", "tcptune_tune_time=1", "-e", "tcptune_tune_trials=2", "-e", "tcptune_tune_direction=forward",
-		"-e", "rollout_time=1", "-e", "rollout_repeat=2", "-e", "rollout_batch=2", "-e", "rollout_noise=0.1",
+		"-e", "rollout_time=1", "-e", "rollout_repeat=2", "-e", "rollout_batch=2", "-e", "rollout_noise=0.2",
 		"-e", "rollout_settings="+canary, "-e", "rollout_summary_file="+summary)
 	if r["h1"].failed != 0 || r["h1"].changed < 1 {
 		t.Fatalf("rollout.yml, canary: %+v\n%s", r["h1"], out)
@@ -213,6 +213,7 @@ func TestFleet(t *testing.T) {
 	} else {
 		t.Logf("rollout summary:\n%s", b)
 	}
+	refServersStopped(t, "after the rollout")
 	// Back to where the hosts were: h1's choice (for its 1 Gbit/s × 50 ms
 	// path) on h2 and h3 changes what the mesh below measures.
 	_, r = f.playbook(play, "-e", "step=rollback")
@@ -220,6 +221,24 @@ func TestFleet(t *testing.T) {
 	if v := sysctl(t, "h2", "net.ipv4.tcp_wmem"); v != wmem2 {
 		t.Errorf("h2 after rolling the rollout back: %s, want %s", v, wmem2)
 	}
+
+	// A batch that does worse stops the rollout: rollout_from (no canary)
+	// with a noise of -1 (after must double before) makes h2, alone in
+	// the first batch, worse: it is rolled back, h3 is never touched,
+	// the summary says so, and the reference servers are stopped.
+	wmem3 := sysctl(t, "h3", "net.ipv4.tcp_wmem")
+	os.Remove(summary)
+	out, r = f.playbook("tcptune.tcptune.rollout", "-l", "h2:h3:ref:localhost", "-e", "rollout_group=mesh", "-e", "reference_server="+refAddr,
+		"-e", "rollout_from="+canary, "-e", "rollout_time=1", "-e", "rollout_repeat=1", "-e", "rollout_batch=1", "-e", "rollout_noise=-1",
+		"-e", "rollout_summary_file="+summary)
+	if r["h2"].failed != 1 || r["h3"] != (recap{}) || sysctl(t, "h2", "net.ipv4.tcp_wmem") != wmem2 || sysctl(t, "h3", "net.ipv4.tcp_wmem") != wmem3 {
+		t.Errorf("a worse batch: h2 %+v tcp_wmem %s (want failed, %s), h3 %+v tcp_wmem %s (want untouched, %s)\n%s",
+			r["h2"], sysctl(t, "h2", "net.ipv4.tcp_wmem"), wmem2, r["h3"], sysctl(t, "h3", "net.ipv4.tcp_wmem"), wmem3, out)
+	}
+	if b, err := os.ReadFile(summary); err != nil || !regexp.MustCompile(`(?m)^h2 +fleet +group .* worse: rolled back$`).Match(b) || strings.Contains(string(b), "h3") {
+		t.Errorf("the summary of a stopped rollout: %v\n%s", err, b)
+	}
+	refServersStopped(t, "after a stopped rollout")
 
 	results := filepath.Join(f.dir, "mesh")
 	out, r = f.playbook("tcptune.tcptune.mesh", "-e", "mesh_results="+results, "-e", "mesh_time=1", "-e", "mesh_repeat=2")
@@ -245,5 +264,15 @@ func TestFleet(t *testing.T) {
 	// as they were (absent, or untouched).
 	if after := snapshot(); !reflect.DeepEqual(after, realBefore) {
 		t.Errorf("the real host changed: before %v, after %v", realBefore, after)
+	}
+}
+
+// refServersStopped fails when a tcptune serve of rollout.yml still
+// listens on the reference host (ports 5201 and up).
+func refServersStopped(t *testing.T, when string) {
+	t.Helper()
+	out, err := exec.Command("ip", "netns", "exec", "tcptune-fref-b", "ss", "-Hltnp", "sport", ">=", ":5201", "and", "sport", "<=", ":5210").CombinedOutput()
+	if err != nil || strings.Contains(string(out), "tcptune") {
+		t.Errorf("%s, the reference servers still listen: %v\n%s", when, err, out)
 	}
 }
