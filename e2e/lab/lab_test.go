@@ -571,3 +571,94 @@ echo "left: $(ls /run/netns | tr '\n' ' ')"
 		t.Fatalf("with a namespace already in /run/netns:\n%s", got)
 	}
 }
+
+// pmtuProbe sends DF datagrams of 4000 bytes toward ADDR and prints what
+// the kernel then believes the path's MTU is (IP_MTU): the interface's
+// unless an ICMP "fragmentation needed" came back.
+const pmtuProbe = `import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, 10, 2)  # IP_MTU_DISCOVER = IP_PMTUDISC_DO
+s.connect((sys.argv[1], 9))
+for _ in range(5):
+    try:
+        s.send(b"x" * 4000)
+    except OSError:
+        pass
+    time.sleep(0.05)
+print(s.getsockopt(socket.IPPROTO_IP, 14))  # IP_MTU
+`
+
+// TestPathMTU: hosts at MTU 9000 on a path that carries 1500. With the
+// router's ICMP, the sender learns 1500 and a TCP transfer's segments
+// fit it; with --pmtu-blackhole the large packets vanish and nothing is
+// learnt. The relay counts both.
+func TestPathMTU(t *testing.T) {
+	l := newLab(t)
+	type pathStats struct {
+		TooBig   uint64 `json:"too_big"`
+		ICMPSent uint64 `json:"icmp_sent"`
+	}
+	// relayPath reads the relay's path counters once it has published
+	// counters from after the probe (every second).
+	relayPath := func(name string, after time.Time) pathStats {
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			var links []struct {
+				Name  string `json:"name"`
+				Stats struct {
+					AB struct {
+						Path pathStats `json:"path"`
+					} `json:"a_to_b"`
+					Updated time.Time `json:"updated"`
+				} `json:"stats"`
+			}
+			if err := json.Unmarshal([]byte(l.must("lab", "ls", "--json")), &links); err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range links {
+				if x.Name == name && (x.Stats.Updated.After(after) || time.Now().After(deadline)) {
+					return x.Stats.AB.Path
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no link %s", name)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		flags    []string
+		learnt   string
+		icmpSent bool
+	}{
+		{"tt-pmtu", nil, "1500", true},
+		{"tt-pmtubh", []string{"--pmtu-blackhole"}, "9000", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &labT{t: t, bin: l.bin}
+			l.up(tc.name, append([]string{"--rate", "100mbit", "--rtt", "10ms", "--mtu", "9000", "--path-mtu", "1500"}, tc.flags...)...)
+			addr := l.ls()[tc.name].AddrB
+			got := strings.TrimSpace(l.must("lab", "exec", tc.name, "a", "--", "python3", "-c", pmtuProbe, addr))
+			probed := time.Now()
+			if got != tc.learnt {
+				t.Fatalf("after DF datagrams of 4000 bytes the sender's IP_MTU is %s, want %s", got, tc.learnt)
+			}
+			st := relayPath(tc.name, probed)
+			if st.TooBig == 0 || (st.ICMPSent > 0) != tc.icmpSent {
+				t.Fatalf("relay: %+v (want packets dropped as too big, ICMP sent: %v)", st, tc.icmpSent)
+			}
+			if !tc.icmpSent {
+				return
+			}
+			l.serve(tc.name)
+			r, d := l.bench(tc.name, addr, "-t", "2")
+			streams := d["tcptune"].(map[string]any)["streams"].([]any)
+			mss := streams[0].(map[string]any)["mss"].(float64)
+			route := l.must("lab", "exec", tc.name, "a", "--", "ip", "-4", "route", "get", addr)
+			t.Logf("%.1f Mbit/s, MSS %.0f; %s", r.bps/1e6, mss, strings.TrimSpace(route))
+			if r.bps < 50e6 || mss > 1448 || mss < 1000 || !strings.Contains(route, "mtu 1500") {
+				t.Errorf("through a 1500-byte path from MTU 9000 hosts: %.1f Mbit/s, MSS %.0f, route %q; want the link's rate, an MSS that fits 1500, the route's learnt mtu", r.bps/1e6, mss, route)
+			}
+		})
+	}
+}

@@ -13,7 +13,8 @@ import (
 
 type linkFlags struct {
 	rate, rtt, loss, queue string
-	mtu                    int
+	mtu, pathMTU           int
+	blackhole              bool
 	seed                   uint64
 }
 
@@ -22,12 +23,15 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.rtt, "rtt", "50ms", "round-trip time, e.g. 50ms, 0.2s (half each way)")
 	fs.StringVar(&f.loss, "loss", "0", "random loss per segment, e.g. 0.01% or 0.0001")
 	fs.StringVar(&f.queue, "queue", "1bdp", "drop-tail queue: a multiple of the BDP (1bdp; at least 256 KB) or bytes (4M)")
-	intVarP(fs, &f.mtu, "mtu", "", 1500, 576, 65000, "bytes", "MTU of the link")
+	intVarP(fs, &f.mtu, "mtu", "", 1500, 576, 65000, "bytes", "MTU of the hosts' interfaces")
+	intVarP(fs, &f.pathMTU, "path-mtu", "", 0, 0, 65000, "bytes", "largest packet the path carries (0 = the interfaces' MTU); a larger one with DF gets an ICMP \"fragmentation needed\" from a router on the path")
+	fs.BoolVar(&f.blackhole, "pmtu-blackhole", false, "with --path-mtu: drop larger packets silently, as a misconfigured switch or a firewall that eats ICMP does")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the random loss, to repeat a run (0 = from the clock; lab ls --json shows it)")
 }
 
 func (f *linkFlags) config(name string) (lab.Config, error) {
-	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Loss: f.loss, Queue: f.queue, MTU: f.mtu, Seed: f.seed})
+	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Loss: f.loss, Queue: f.queue, MTU: f.mtu,
+		PathMTU: f.pathMTU, PMTUBlackhole: f.blackhole, Seed: f.seed})
 }
 
 func newLabCmd() *cobra.Command {
@@ -47,7 +51,7 @@ func newLabUpCmd() *cobra.Command {
 	f := &linkFlags{}
 	var hub string
 	cmd := &cobra.Command{
-		Use:     "up NAME [--rate 1gbit] [--rtt 50ms] [--loss 0] [--queue 1bdp] [--mtu 1500] [--hub HUB]",
+		Use:     "up NAME [--rate 1gbit] [--rtt 50ms] [--loss 0] [--queue 1bdp] [--mtu 1500] [--path-mtu N [--pmtu-blackhole]] [--hub HUB]",
 		Short:   "Create a link",
 		Example: "  tcptune lab up wan --rate 1gbit --rtt 50ms\n  tcptune lab up lossy --rate 100mbit --rtt 200ms --loss 0.01% --queue 0.5bdp\n  tcptune lab up h1 --hub dc --rate 1gbit; tcptune lab up h2 --hub dc --rate 100mbit   # a star: h1's b reaches h2's b",
 		Args:    exactArgs(1, "NAME"),
@@ -69,6 +73,13 @@ func newLabUpCmd() *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "lab %s up: %s (%s) ⇄ %s (%s), %s, RTT %s, loss %g%%, queue %s (BDP %s), MTU %d, seed %d\n",
 				st.Name, st.NSA, st.AddrA, st.NSB, st.AddrB, units.FormatRateShort(c.Rate), c.RTT, c.Loss*100,
 				units.FormatSize(float64(m.Queue)), units.FormatSize(float64(c.BDP())), c.MTU, st.Seed)
+			if c.PathMTU > 0 {
+				what := "an ICMP \"fragmentation needed\" from " + st.Router().String()
+				if c.PMTUBlackhole {
+					what = "silently (a PMTU black hole)"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "path MTU %d: larger packets with DF are dropped with %s\n", c.PathMTU, what)
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "try: tcptune lab exec %s b -- tcptune serve &  tcptune lab exec %s a -- tcptune bench -c %s\n", st.Name, st.Name, st.AddrB)
 			return nil
 		},

@@ -8,9 +8,11 @@ package lab
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,6 +34,12 @@ type Config struct {
 	Loss  float64       `json:"loss"`   // per segment, 0..0.5
 	Queue int64         `json:"queue"`  // bytes; 0 = one BDP
 	MTU   int           `json:"mtu"`
+	// PathMTU is the largest packet the path between the ends carries
+	// (0 = the interfaces' MTU); a larger one is dropped with an ICMP
+	// "fragmentation needed" from Router(), or silently with
+	// PMTUBlackhole (linkem.Path).
+	PathMTU       int  `json:"path_mtu,omitempty"`
+	PMTUBlackhole bool `json:"pmtu_blackhole,omitempty"`
 	// Hub, if set, makes end a the shared namespace tcptune-hub-HUB: links
 	// with the same hub form a star whose b ends reach each other through
 	// it (it forwards; each b end routes 10.201.0.0/16 to it).
@@ -59,13 +67,24 @@ func ValidateName(name string) error {
 // BDP is the link's bandwidth-delay product in bytes.
 func (c Config) BDP() int64 { return int64(c.Rate * c.RTT.Seconds() / 8) }
 
+// CarriedMTU is the largest packet that crosses the link: the hosts'
+// MTU, or the path's when it is smaller (once PMTU discovery has found
+// it).
+func (c Config) CarriedMTU() int {
+	if c.PathMTU > 0 && c.PathMTU < c.MTU {
+		return c.PathMTU
+	}
+	return c.MTU
+}
+
 // Model is the per-direction link model.
 func (c Config) Model() linkem.Config {
 	q := c.Queue
 	if q == 0 {
 		q = max(c.BDP(), minBDPQueue)
 	}
-	return linkem.Config{Rate: c.Rate, Delay: int64(c.RTT / 2), Loss: c.Loss, Queue: q}
+	return linkem.Config{Rate: c.Rate, Delay: int64(c.RTT / 2), Loss: c.Loss, Queue: q,
+		Path: linkem.Path{MTU: c.PathMTU, Blackhole: c.PMTUBlackhole}}
 }
 
 // Validate checks every field.
@@ -86,6 +105,12 @@ func (c Config) Validate() error {
 	}
 	if c.MTU < 576 || c.MTU > 65000 {
 		return fmt.Errorf("--mtu %d out of range (576 .. 65000)", c.MTU)
+	}
+	if c.PathMTU != 0 && (c.PathMTU < 576 || c.PathMTU > 65000) {
+		return fmt.Errorf("--path-mtu %d out of range (576 .. 65000)", c.PathMTU)
+	}
+	if c.PMTUBlackhole && c.PathMTU == 0 {
+		return errors.New("--pmtu-blackhole: needs --path-mtu (the size above which packets vanish)")
 	}
 	if err := c.Model().Validate(); err != nil {
 		return fmt.Errorf("link: %w", err)
@@ -120,14 +145,15 @@ func SubstPeer(argv []string, addr string) []string {
 // --queue, --mtu).
 type Spec struct {
 	Rate, RTT, Loss, Queue string
-	MTU                    int
+	MTU, PathMTU           int
+	PMTUBlackhole          bool
 	Seed                   uint64
 }
 
 // ParseConfig reads and validates a Spec into a link's Config; errors
 // name the flag and what it accepts.
 func ParseConfig(name string, s Spec) (Config, error) {
-	c := Config{Name: name, MTU: s.MTU, Seed: s.Seed}
+	c := Config{Name: name, MTU: s.MTU, PathMTU: s.PathMTU, PMTUBlackhole: s.PMTUBlackhole, Seed: s.Seed}
 	var err error
 	if c.Rate, err = units.ParseRate(s.Rate); err != nil {
 		return c, fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", s.Rate)
@@ -191,6 +217,18 @@ type State struct {
 	TunB    string    `json:"tun_b"`
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
+}
+
+// Router is the address the path's router answers from (ICMP
+// "fragmentation needed"): .254 of the link's /24, on neither end.
+func (s State) Router() netip.Addr {
+	a, err := netip.ParseAddr(s.AddrA)
+	if err != nil || !a.Is4() {
+		return netip.Addr{}
+	}
+	b := a.As4()
+	b[3] = 254
+	return netip.AddrFrom4(b)
 }
 
 // Stats is what the relay publishes about a link every second.

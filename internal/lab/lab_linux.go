@@ -565,6 +565,7 @@ func RunRelay(ctx context.Context, name string) error {
 		return err
 	}
 	m := st.Model()
+	m.Path.Router = st.Router()
 	r := relay.New(a.File, b.File, m, m, st.Seed)
 	go publish(ctx, r, filepath.Join(stateDir(name), "stats.json"))
 	report("ok")

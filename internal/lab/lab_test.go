@@ -24,11 +24,22 @@ func TestParseConfig(t *testing.T) {
 	if err != nil || c.Rate != 1e9 || c.RTT != 50*time.Millisecond || c.Loss != 0.001 || c.Queue != c.BDP() || c.Name != "wan" {
 		t.Fatalf("%+v %v", c, err)
 	}
+	// The path's MTU reaches the relay's model; the smaller of it and
+	// the hosts' is what crosses.
+	c, err = ParseConfig("jumbo", Spec{Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 9000, PathMTU: 1500, PMTUBlackhole: true})
+	if m := c.Model(); err != nil || m.Path.MTU != 1500 || !m.Path.Blackhole || c.CarriedMTU() != 1500 {
+		t.Fatalf("path MTU: %+v %v", c, err)
+	}
+	if st := (State{AddrA: "10.201.7.1"}); st.Router().String() != "10.201.7.254" {
+		t.Fatalf("router %v", st.Router())
+	}
 	for flag, s := range map[string]Spec{
-		"--rate":  {Rate: "fast", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500},
-		"--rtt":   {Rate: "1gbit", RTT: "soon", Loss: "0", Queue: "1bdp", MTU: 1500},
-		"--loss":  {Rate: "1gbit", RTT: "50ms", Loss: "lots", Queue: "1bdp", MTU: 1500},
-		"--queue": {Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "deep", MTU: 1500},
+		"--rate":           {Rate: "fast", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500},
+		"--rtt":            {Rate: "1gbit", RTT: "soon", Loss: "0", Queue: "1bdp", MTU: 1500},
+		"--loss":           {Rate: "1gbit", RTT: "50ms", Loss: "lots", Queue: "1bdp", MTU: 1500},
+		"--queue":          {Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "deep", MTU: 1500},
+		"--path-mtu":       {Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500, PathMTU: 100},
+		"--pmtu-blackhole": {Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500, PMTUBlackhole: true},
 	} {
 		if _, err := ParseConfig("wan", s); err == nil || !strings.HasPrefix(err.Error(), flag) {
 			t.Errorf("%s: %v", flag, err)

@@ -12,6 +12,7 @@ type Config struct {
 	Delay int64   // one-way propagation delay, ns
 	Loss  float64 // per-segment drop probability, 0..1
 	Queue int64   // drop-tail queue, bytes; 0 = unlimited
+	Path  Path    // the path's MTU (none when zero)
 }
 
 // Validate checks the ranges tcptune supports.
@@ -29,6 +30,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("queue %d bytes out of range (0 .. 4 GiB)", c.Queue)
 	case c.Queue > 0 && c.Queue < 1600:
 		return fmt.Errorf("queue %d bytes is smaller than one packet (at least 1600 bytes)", c.Queue)
+	case c.Path.MTU != 0 && (c.Path.MTU < 576 || c.Path.MTU > 65535):
+		return fmt.Errorf("path MTU %d out of range (576 .. 65535)", c.Path.MTU)
 	}
 	return nil
 }
@@ -36,14 +39,15 @@ func (c Config) Validate() error {
 // Stats counts what one direction did. Segments are TCP/UDP segments
 // (a super-packet counts as many), drops are per segment.
 type Stats struct {
-	Packets    uint64 `json:"packets"`
-	Segments   uint64 `json:"segments"`
-	Bytes      uint64 `json:"bytes"` // wire bytes forwarded
-	LossDrops  uint64 `json:"loss_drops"`
-	QueueDrops uint64 `json:"queue_drops"`
-	RingDrops  uint64 `json:"ring_drops"`
-	Splits     uint64 `json:"splits"`
-	MaxBacklog int64  `json:"max_backlog"`
+	Packets    uint64    `json:"packets"`
+	Segments   uint64    `json:"segments"`
+	Bytes      uint64    `json:"bytes"` // wire bytes forwarded
+	LossDrops  uint64    `json:"loss_drops"`
+	QueueDrops uint64    `json:"queue_drops"`
+	RingDrops  uint64    `json:"ring_drops"`
+	Splits     uint64    `json:"splits"`
+	MaxBacklog int64     `json:"max_backlog"`
+	Path       PathStats `json:"path"`
 }
 
 // Drops is every segment the link dropped.
@@ -68,6 +72,11 @@ type Model struct {
 // New returns a model; seed makes loss reproducible.
 func New(cfg Config, seed uint64) *Model {
 	return &Model{cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
+
+// Admit applies the path's MTU to pkt before Enqueue (see Path.Admit).
+func (m *Model) Admit(pkt []byte) (fits bool, frags [][]byte, reply []byte) {
+	return m.cfg.Path.Admit(pkt, &m.Stats.Path)
 }
 
 // Enqueue runs one packet read at now (ns) through loss, queue and

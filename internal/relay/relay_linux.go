@@ -119,8 +119,19 @@ func (d *direction) read(ctx context.Context) error {
 		}
 		pkt := (*bp)[:n]
 		d.mu.Lock()
-		pieces := d.model.Enqueue(pkt, Now())
+		var pieces []linkem.Piece
+		fits, frags, reply := d.model.Admit(pkt)
+		if fits {
+			pieces = d.model.Enqueue(pkt, Now())
+		}
+		for _, f := range frags {
+			pieces = append(pieces, d.model.Enqueue(f, Now())...)
+		}
 		d.mu.Unlock()
+		if reply != nil {
+			// A router's answer goes back to the sender at once.
+			d.in.Write(reply)
+		}
 		kept := false
 		for _, p := range pieces {
 			it := item{Piece: p}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/lab"
+	"github.com/tcptune/tcptune/internal/linkem"
 	"github.com/tcptune/tcptune/internal/units"
 )
 
@@ -33,7 +34,6 @@ func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *Setup, clos
 		stop()
 		lab.Down(c.Name)
 	}
-	mss := float64(c.MTU - 52) // IPv4 + TCP + timestamps
 	env = &Setup{
 		Measurer:   Measurer{Host: st.AddrB, Port: lab.ServePort, NetNS: st.NSA},
 		Name:       fmt.Sprintf("lab %s × %s (loss %g%%), %s ⇄ %s", units.FormatRateShort(c.Rate), units.FormatDuration(c.RTT), c.Loss*100, st.AddrA, st.AddrB),
@@ -41,7 +41,7 @@ func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *Setup, clos
 		Namespaces: []string{st.NSA, st.NSB},
 		Apply:      apply.Options{BackupDir: backups},
 		Rate:       c.Rate,
-		Payload:    c.Rate * mss / float64(c.MTU),
+		Payload:    linkem.Goodput(c.Rate, c.CarriedMTU()),
 		Both:       true,
 	}
 	return env, close, nil
