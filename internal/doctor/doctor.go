@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/pmtu"
 	"github.com/tcptune/tcptune/internal/sysctl"
 )
 
@@ -50,7 +51,9 @@ type Ethtool struct {
 
 // Prober finds the live facts /proc and /sys do not hold.
 type Prober interface {
-	PathMTU(peer string) (int, error)
+	// PathMTU probes the path to peer for the largest packet it
+	// carries, up to max (the interface's MTU).
+	PathMTU(peer string, max int) (pmtu.Result, error)
 	RTT(peer string, port int) (time.Duration, error)
 	Ethtool(iface string) Ethtool
 	// Qdisc is the interface's root queueing discipline (netlink).

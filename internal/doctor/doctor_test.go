@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tcptune/tcptune/internal/pmtu"
 )
 
 // tree writes a fixture tree: files (path → content) and symlinks
@@ -131,10 +133,11 @@ func base(t *testing.T, over map[string]string) map[string]string {
 var nicLink = map[string]string{"sys/class/net/eth9/device": "../../../devices/pci0000:00/0000:00:01.0/0000:07:00.0"}
 
 type fakeProbe struct {
-	pmtu  int
-	rtt   time.Duration
-	e     Ethtool
-	qdisc string // "" = unreadable
+	pmtu       int
+	pmtuResult *pmtu.Result // when set, what the probes found
+	rtt        time.Duration
+	e          Ethtool
+	qdisc      string // "" = unreadable
 }
 
 func (p fakeProbe) Qdisc(string) (string, error) {
@@ -144,7 +147,12 @@ func (p fakeProbe) Qdisc(string) (string, error) {
 	return p.qdisc, nil
 }
 
-func (p fakeProbe) PathMTU(string) (int, error)            { return p.pmtu, nil }
+func (p fakeProbe) PathMTU(_ string, max int) (pmtu.Result, error) {
+	if p.pmtuResult != nil {
+		return *p.pmtuResult, nil
+	}
+	return pmtu.Result{Largest: min(p.pmtu, max), ICMP: map[bool]int{true: p.pmtu}[p.pmtu < max]}, nil
+}
 func (p fakeProbe) RTT(string, int) (time.Duration, error) { return p.rtt, nil }
 func (p fakeProbe) Ethtool(string) Ethtool                 { return p.e }
 
@@ -434,5 +442,27 @@ func TestPCIeControlUnreadable(t *testing.T) {
 	loop[0x50] = 0x05
 	if _, err := readPCIeControl(loop); err == nil {
 		t.Error("a capability cycle was followed")
+	}
+}
+
+// What the path MTU probes found decides the verdict: a black hole
+// fails (with the guard to paste), a smaller hop that answers warns,
+// no echo at all is unknown, the interface's MTU end to end is fine.
+func TestPathMTUVerdicts(t *testing.T) {
+	h := Host{Peer: "10.0.0.2"}
+	for _, tc := range []struct {
+		r    pmtu.Result
+		want Verdict
+		fix  string
+	}{
+		{pmtu.Result{Largest: 9000, Probes: 2}, OK, ""},
+		{pmtu.Result{Largest: 1500, ICMP: 1500, Probes: 3}, Warn, "sysctl -w net.ipv4.tcp_mtu_probing=1"},
+		{pmtu.Result{Largest: 3992, Blackhole: true, Probes: 30}, Fail, "sysctl -w net.ipv4.tcp_mtu_probing=1"},
+		{pmtu.Result{Unknown: true, Probes: 3}, NA, ""},
+	} {
+		got := pathMTUResult(h, tc.r, 9000)
+		if got.Verdict != tc.want || got.Fix != tc.fix {
+			t.Errorf("%+v: %s %q, want %s %q (%s)", tc.r, got.Verdict, got.Fix, tc.want, tc.fix, got.Evidence)
+		}
 	}
 }

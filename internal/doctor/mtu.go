@@ -1,6 +1,10 @@
 package doctor
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tcptune/tcptune/internal/pmtu"
+)
 
 // checkMTU: the interface MTU, and with a peer the path MTU to it.
 func checkMTU(h Host, in inputs) []Result {
@@ -20,13 +24,28 @@ func checkMTU(h Host, in inputs) []Result {
 	if h.Peer == "" || h.Probe == nil {
 		return out
 	}
-	pmtu, err := h.Probe.PathMTU(h.Peer)
+	ifMTU := int(min(mtu, 65535)) // IP packets stop at 65535 (loopback's 65536)
+	res, err := h.Probe.PathMTU(h.Peer, ifMTU)
 	if err != nil {
 		return append(out, na("path-mtu", fmt.Sprintf("path MTU to %s: %v", h.Peer, err)))
 	}
-	p := Result{Check: "path-mtu", Verdict: OK, Evidence: fmt.Sprintf("path MTU to %s: %d (interface %d)", h.Peer, pmtu, mtu)}
-	if int64(pmtu) < min(mtu, 65535) { // IP packets stop at 65535 (loopback's 65536)
-		p.Verdict, p.Why, p.Fix = Warn, "a hop has a smaller MTU: if ICMP is filtered, large segments vanish (a PMTU black hole); probing recovers", "sysctl -w net.ipv4.tcp_mtu_probing=1"
+	return append(out, pathMTUResult(h, res, ifMTU))
+}
+
+// pathMTUResult judges what the probes found.
+func pathMTUResult(h Host, res pmtu.Result, ifMTU int) Result {
+	p := Result{Check: "path-mtu", Verdict: OK, Evidence: fmt.Sprintf("path MTU to %s: %s (interface %d, %d probes)", h.Peer, res, ifMTU, res.Probes)}
+	switch {
+	case res.Unknown:
+		p.Verdict = NA
+	case res.Blackhole:
+		p.Verdict = Fail
+		p.Why = fmt.Sprintf("TCP sends segments for the interface's MTU (%d) and they vanish with no ICMP to say why: transfers stall after the handshake; probing finds the size that passes", ifMTU)
+		p.Fix = "sysctl -w net.ipv4.tcp_mtu_probing=1"
+	case res.Largest < ifMTU:
+		p.Verdict = Warn
+		p.Why = "a hop carries less than the interface: routers say so (ICMP) and TCP learns it, but if ICMP is ever filtered large segments vanish (a PMTU black hole); probing is the guard"
+		p.Fix = "sysctl -w net.ipv4.tcp_mtu_probing=1"
 	}
-	return append(out, p)
+	return p
 }

@@ -2,14 +2,17 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"time"
 	"unsafe"
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/tcptune/tcptune/internal/pmtu"
 	"github.com/tcptune/tcptune/internal/probe"
 	"github.com/tcptune/tcptune/internal/stats"
 )
@@ -17,10 +20,46 @@ import (
 // Live probes the running system.
 type Live struct{}
 
-// PathMTU is the kernel's path MTU to peer: a connected UDP socket with
+// PathMTU probes the path to peer with DF echo requests (package pmtu):
+// the largest size answered, a router's "fragmentation needed", or a
+// black hole. Without root (no raw socket) it reads what the kernel's
+// route holds instead: the interface's MTU, lowered by any ICMP seen.
+func (Live) PathMTU(peer string, max int) (pmtu.Result, error) {
+	addr, err := resolve4(peer)
+	if err != nil {
+		return pmtu.Result{}, err
+	}
+	e, err := pmtu.OpenEcho(addr)
+	if errors.Is(err, unix.EPERM) {
+		m, err := routeMTU(peer)
+		if err != nil {
+			return pmtu.Result{}, err
+		}
+		return pmtu.Result{Largest: m}, nil
+	}
+	if err != nil {
+		return pmtu.Result{}, err
+	}
+	defer e.Close()
+	return pmtu.Search(context.Background(), e, pmtu.Options{Base: min(1200, max), Max: max, Tries: 3, Step: 16})
+}
+
+// resolve4 is peer's IPv4 address.
+func resolve4(peer string) (netip.Addr, error) {
+	if a, err := netip.ParseAddr(peer); err == nil {
+		return a.Unmap(), nil
+	}
+	ips, err := net.DefaultResolver.LookupNetIP(context.Background(), "ip4", peer)
+	if err != nil || len(ips) == 0 {
+		return netip.Addr{}, fmt.Errorf("resolve %s: %v", peer, err)
+	}
+	return ips[0], nil
+}
+
+// routeMTU is the kernel's path MTU to peer: a connected UDP socket with
 // DF set reports the route's MTU, lowered by any ICMP "fragmentation
 // needed" seen.
-func (Live) PathMTU(peer string) (int, error) {
+func routeMTU(peer string) (int, error) {
 	c, err := net.Dial("udp4", net.JoinHostPort(peer, "9"))
 	if err != nil {
 		return 0, err
