@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -421,5 +422,42 @@ func TestApplyTuneResult(t *testing.T) {
 	}
 	if got := e.get("net.ipv4.tcp_wmem"); got != before {
 		t.Errorf("tcp_wmem after rollback: %s, was %s", got, before)
+	}
+}
+
+// An interface's MTU and transmit queue, set and rolled back like the
+// sysctls (through netlink in the namespace), and left out of the
+// sysctl.d file.
+func TestLinkSettings(t *testing.T) {
+	e := setup(t)
+	if out, err := exec.Command("ip", "netns", "exec", e.ns, "ip", "tuntap", "add", "dev", "d0.5", "mode", "tun").CombinedOutput(); err != nil {
+		t.Fatalf("ip link add: %v %s", err, out)
+	}
+	link := func() string {
+		out, err := exec.Command("ip", "netns", "exec", e.ns, "ip", "-o", "link", "show", "d0.5").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(string(out))
+		for i := range f[:len(f)-1] {
+			if f[i] == "mtu" {
+				return "mtu " + f[i+1] + " " + regexp.MustCompile(`qlen \d+`).FindString(string(out))
+			}
+		}
+		return string(out)
+	}
+	before := link()
+	out, err := e.run(nil, "apply", "--netns", e.ns, "--persist", "--set", "link.d0/5.mtu=9000", "--set", "link.d0/5.txqueuelen=10000")
+	if err != nil || link() != "mtu 9000 qlen 10000" {
+		t.Fatalf("apply: %v, %s\n%s", err, link(), out)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "sysctl.d", "90-tcptune.conf")); !os.IsNotExist(err) {
+		t.Errorf("link settings went to sysctl.d: %v", err)
+	}
+	if out, err := e.run(nil, "apply", "--netns", e.ns, "--set", "link.d0/5.mtu=70000"); err == nil || !strings.Contains(out, "out of range") {
+		t.Errorf("an MTU of 70000: %v\n%s", err, out)
+	}
+	if out, err := e.run(nil, "rollback", "--netns", e.ns); err != nil || link() != before {
+		t.Fatalf("rollback: %v, %s (want %s)\n%s", err, link(), before, out)
 	}
 }

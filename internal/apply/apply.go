@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/knobs"
+	"github.com/tcptune/tcptune/internal/linkset"
 	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/sysctl"
 )
@@ -40,12 +41,69 @@ type Options struct {
 	TrialPID int
 }
 
-// fs is the sysctl tree apply works on.
-func (o Options) fs() sysctl.FS {
+// keys is where apply reads and writes: sysctls under /proc/sys
+// (package sysctl) and interface settings, link.IF.mtu and
+// link.IF.txqueuelen (package linkset), both under one root.
+type keys struct {
+	sys   sysctl.FS
+	links linkset.Store
+}
+
+// fs is the tree apply works on: the live one, or o.FS's fixture.
+func (o Options) fs() keys {
 	if o.FS.Root == "" {
-		return sysctl.Host()
+		return keys{sys: sysctl.Host()}
 	}
-	return o.FS
+	return keys{sys: o.FS, links: linkset.Store{Root: o.FS.Root}}
+}
+
+func (k keys) Get(key string) (string, error) {
+	if linkset.Is(key) {
+		return k.links.Get(key)
+	}
+	return k.sys.Get(key)
+}
+
+func (k keys) Set(key, value string) error {
+	if linkset.Is(key) {
+		return k.links.Set(key, value)
+	}
+	return k.sys.Set(key, value)
+}
+
+// writable checks a key's form and reports whether it can be written
+// here (not root, or a host-only sysctl inside a namespace).
+func (k keys) writable(key string) (bool, error) {
+	if linkset.Is(key) {
+		if _, _, err := linkset.Parse(key); err != nil {
+			return false, err
+		}
+		return k.links.Writable(key), nil
+	}
+	p, err := k.sys.Path(key)
+	if err != nil {
+		return false, err
+	}
+	return writable(p), nil
+}
+
+// catalogued finds a key's knob: a link key by its pattern (link.*.mtu).
+func catalogued(key string) (knobs.Knob, bool) {
+	if linkset.Is(key) {
+		return knobs.Lookup("linux", linkset.Pattern(key))
+	}
+	return knobs.Lookup("linux", key)
+}
+
+// sysctls are the kvs a sysctl.d file can hold (not link settings).
+func sysctls(kvs []KV) []KV {
+	var out []KV
+	for _, kv := range kvs {
+		if !linkset.Is(kv.Key) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func (o *Options) defaults() {
@@ -146,23 +204,23 @@ func Plan(kvs []KV, o Options) ([]Change, error) {
 	return out, nil
 }
 
-func check(fs sysctl.FS, kv KV, force, bounds bool) (Change, error) {
+func check(fs keys, kv KV, force, bounds bool) (Change, error) {
 	where := kv.Key
 	if kv.Line > 0 {
 		where = fmt.Sprintf("line %d: %s", kv.Line, kv.Key)
 	}
-	p, err := fs.Path(kv.Key)
+	canWrite, err := fs.writable(kv.Key)
 	if err != nil {
 		return Change{}, fmt.Errorf("%s: %v", where, err)
 	}
-	if _, ok := knobs.Lookup("linux", kv.Key); !ok && !force {
+	if _, ok := catalogued(kv.Key); !ok && !force {
 		return Change{}, fmt.Errorf("%s: not a network buffer knob tcptune knows (tcptune show lists them); --force writes it anyway", where)
 	}
 	old, err := fs.Get(kv.Key)
 	if err != nil {
 		return Change{}, fmt.Errorf("%s: no such sysctl here", where)
 	}
-	if k, ok := knobs.Lookup("linux", kv.Key); ok && k.Numeric() {
+	if k, ok := catalogued(kv.Key); ok && k.Numeric() {
 		var vals []int64
 		for _, f := range strings.Fields(kv.Value) {
 			v, err := strconv.ParseInt(f, 10, 64)
@@ -181,7 +239,7 @@ func check(fs sysctl.FS, kv KV, force, bounds bool) (Change, error) {
 	} else if len(strings.Fields(old)) != len(strings.Fields(kv.Value)) {
 		return Change{}, fmt.Errorf("%s: takes %d value(s), got %d", where, len(strings.Fields(old)), len(strings.Fields(kv.Value)))
 	}
-	if !writable(p) {
+	if !canWrite {
 		return Change{}, fmt.Errorf("%s: not writable in this namespace (a host-only key, or not root)", where)
 	}
 	return Change{Key: kv.Key, Old: old, New: strings.Join(strings.Fields(kv.Value), " ")}, nil
@@ -202,6 +260,11 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 	changes, err := Plan(kvs, o)
 	if err != nil || o.DryRun {
 		return nil, changes, err
+	}
+	// A sysctl.d file holds sysctls only: link settings are not
+	// persisted (the network configuration owns them).
+	if len(sysctls(kvs)) == 0 {
+		o.Persist = false
 	}
 	if len(changes) == 0 && (!o.Persist || persisted(o.PersistFile(), kvs)) {
 		return nil, nil, nil // nothing to do: no backup either (apply is idempotent)
@@ -271,7 +334,7 @@ func (e *RestoreError) Unwrap() error { return e.Err }
 
 // restore writes the old values back, newest first; a *RestoreError
 // names every key that failed.
-func restore(fs sysctl.FS, changes []Change) error {
+func restore(fs keys, changes []Change) error {
 	var errs []error
 	var keys []string
 	for i := len(changes) - 1; i >= 0; i-- {
@@ -299,7 +362,7 @@ func writePersist(path string, _ []Change, kvs []KV) (err error) {
 func persistContent(kvs []KV) string {
 	var b strings.Builder
 	b.WriteString("# Written by tcptune apply; roll back with: tcptune rollback\n")
-	for _, kv := range kvs {
+	for _, kv := range sysctls(kvs) {
 		fmt.Fprintf(&b, "%s = %s\n", kv.Key, kv.Value)
 	}
 	return b.String()

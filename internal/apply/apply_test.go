@@ -288,3 +288,39 @@ func TestRollbackRestoresOldValuesOutsideBounds(t *testing.T) {
 		t.Fatalf("tcp_rmem after a refused rollback %q", v)
 	}
 }
+
+// An interface's MTU is applied and rolled back like a sysctl (checked
+// against the catalogue's link.*.mtu), with a backup, but a sysctl.d
+// file holds only the sysctls of the request.
+func TestLinkSettings(t *testing.T) {
+	o := fixture(t)
+	dev := filepath.Join(o.FS.Root, "sys", "class", "net", "eth0.100")
+	os.MkdirAll(dev, 0o755)
+	os.WriteFile(filepath.Join(dev, "mtu"), []byte("1500\n"), 0o644)
+	mtu := func() string { b, _ := os.ReadFile(filepath.Join(dev, "mtu")); return strings.TrimSpace(string(b)) }
+	if _, _, err := Apply([]KV{{Key: "link.eth0/100.mtu", Value: "100"}}, o); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Fatalf("an MTU of 100: %v", err)
+	}
+	if _, _, err := Apply([]KV{{Key: "link.eth0/100.speed", Value: "100"}}, o); err == nil {
+		t.Fatal("an attribute apply does not know was accepted")
+	}
+	o.Persist = true
+	b, changes, err := Apply([]KV{{Key: "link.eth0/100.mtu", Value: "9000"}, {Key: "net.ipv4.tcp_mtu_probing", Value: "1"}}, o)
+	if err != nil || len(changes) != 2 || mtu() != "9000" {
+		t.Fatalf("apply: %v %+v, mtu %s", err, changes, mtu())
+	}
+	if f, err := os.ReadFile(o.PersistFile()); err != nil || strings.Contains(string(f), "link.") || !strings.Contains(string(f), "net.ipv4.tcp_mtu_probing = 1") {
+		t.Fatalf("sysctl.d file: %v\n%s", err, f)
+	}
+	if _, err := Rollback(b.ID, o); err != nil || mtu() != "1500" {
+		t.Fatalf("rollback: %v, mtu %s", err, mtu())
+	}
+	// Link settings alone write no sysctl.d file.
+	os.Remove(o.PersistFile())
+	if _, _, err := Apply([]KV{{Key: "link.eth0/100.mtu", Value: "4000"}}, o); err != nil || mtu() != "4000" {
+		t.Fatalf("apply alone: %v, mtu %s", err, mtu())
+	}
+	if _, err := os.Stat(o.PersistFile()); !os.IsNotExist(err) {
+		t.Fatalf("a sysctl.d file for link settings alone: %v", err)
+	}
+}

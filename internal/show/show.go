@@ -6,6 +6,7 @@ package show
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -42,6 +43,9 @@ func Read(fs sysctl.FS, cat knobs.OS, m window.Model, rtts []time.Duration) Repo
 	r := Report{Model: m}
 	last := map[string]int64{}
 	for _, k := range cat.Knobs {
+		if strings.Contains(k.Name, "*") {
+			continue // a pattern (link.*.mtu): per interface, not a sysctl
+		}
 		v, err := fs.Get(k.Name)
 		if err != nil {
 			continue
