@@ -220,3 +220,21 @@ func TestSendBufferReachedThroughAQueue(t *testing.T) {
 		t.Fatalf("path unknown: %s", r)
 	}
 }
+
+// A lossy flow whose in flight fills the send buffer is the buffer's,
+// though a queue built up: the buffer also holds what loss recovery
+// keeps (the lab's 300 Mbit/s × 150 ms, 0.1% loss, BBR, wmem 1.5 × BDP:
+// 7.7 MB in flight of 8.45 MB; raising the buffer paid).
+func TestSendBufferFullWhileRecovering(t *testing.T) {
+	in := Input{WallUS: 5e6, BusyUS: 5e6, CwndBytes: 9e6, SndWnd: 22e6, SndBuf: 8454144, RTTUS: 213549, MinRTTUS: 150000,
+		BitsPerSecond: 200.7e6, Streams: 1, SenderIsLocal: true, Retransmits: 92, InflightBytes: 7744145, PathRate: 289.6e6, MSS: 1448}
+	r := Attribute(in)
+	if r.Limit != SendBuffer || !strings.Contains(r.Verdict, "loss is recovered") || !strings.Contains(r.Advice, "tcp_wmem") {
+		t.Fatalf("%s", r)
+	}
+	// Without loss the same fill through a queue is the window's.
+	in.Retransmits = 0
+	if r := Attribute(in); r.Limit != Network || !strings.Contains(r.Verdict, "only through a queue") {
+		t.Fatalf("no loss: %s", r)
+	}
+}
