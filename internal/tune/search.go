@@ -699,13 +699,20 @@ func (r *runner) retrim(ctx context.Context, choice *Candidate) (*Candidate, err
 		return choice, nil
 	}
 	for _, m := range []float64{2 * headroom, 1.5} {
-		lower, err := r.lowerWith(ctx, choice, roundUp(m*float64(r.res.BDP)))
+		to := roundUp(m * float64(r.res.BDP))
+		if p := at(choice); p.R <= to && p.W <= to {
+			continue // already there: the next level down
+		}
+		lower, err := r.lowerWith(ctx, choice, to)
 		if err != nil {
 			return nil, err
 		}
 		if lower == choice {
 			break
 		}
+		// A lever's note (a default the namespace refused: -C per
+		// socket) holds for its lowered buffers too.
+		lower.Origin, lower.Status = choice.Origin, choice.Status
 		choice = lower
 	}
 	return choice, nil

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/drops"
+	"github.com/tcptune/tcptune/internal/linkem"
+	"github.com/tcptune/tcptune/internal/pmtu"
 	"github.com/tcptune/tcptune/internal/window"
 )
 
@@ -90,7 +93,7 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 		limit attrib.Limit
 		bps   float64
 	}{
-		{attrib.PathFull, m.Goodput()},
+		{attrib.PathFull, m.goodputNow()},
 		{attrib.ReceiverWindow, mod.RecvCap(rcv, m.rtt)},
 		{attrib.SendBuffer, mod.SendCap(snd, m.rtt)},
 	}
@@ -102,7 +105,7 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 		caps = append(caps, struct {
 			limit attrib.Limit
 			bps   float64
-		}{attrib.Network, c * m.Goodput() * float64(max(s.Parallel, 1))})
+		}{attrib.Network, c * m.goodputNow() * float64(max(s.Parallel, 1))})
 	}
 	best := caps[0]
 	for _, c := range caps[1:] {
@@ -111,8 +114,8 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 		}
 	}
 	bps := best.bps * (1 + 0.01*(m.rng.Float64()*2-1))
-	bps = min(bps, m.Goodput())
-	t := Trial{Direction: s.Direction, BitsPerSecond: bps, CountedBy: "sender", Intervals: []float64{bps, bps}, Window: mod.RecvWindow(rcv), SndBuf: snd, Limit: string(best.limit), Verdict: "model: " + string(best.limit)}
+	bps = min(bps, m.goodputNow())
+	t := Trial{Direction: s.Direction, BitsPerSecond: bps, CountedBy: "sender", Intervals: []float64{bps, bps}, Window: mod.RecvWindow(rcv), SndBuf: snd, Limit: string(best.limit), Verdict: "model: " + string(best.limit), MSS: m.mtu() - 52}
 	if best.limit == attrib.Network {
 		t.Retransmits = 40
 	}
@@ -126,6 +129,40 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 		t.CountedBy, t.Limit, t.Verdict, t.Retransmits, t.Window, t.SndBuf = "receiver", string(attrib.Unknown), "limit attribution unavailable: no sender's view", -1, 0, 0
 	}
 	return t, nil
+}
+
+// mtu is the interfaces' MTU now (link.eth0.mtu when the model has
+// one, else 1500); goodputNow the link's goodput at it.
+func (m *modelEnv) mtu() int {
+	if v, err := strconv.Atoi(m.values["link.eth0.mtu"]); err == nil {
+		return v
+	}
+	return 1500
+}
+
+func (m *modelEnv) goodputNow() float64 { return linkem.Goodput(m.rate, m.mtu()) }
+
+// linkModel is a modelEnv whose interface (eth0) tune may change, on a
+// path that carries pathMTU bytes (a router says so above it, unless
+// the path is a black hole).
+type linkModel struct {
+	*modelEnv
+	pathMTU   int
+	blackhole bool
+	probes    []int // the interface MTU at each probe
+}
+
+func (l *linkModel) Device() string { return "eth0" }
+
+func (l *linkModel) PathMTU(_ context.Context, max int) (pmtu.Result, error) {
+	l.probes = append(l.probes, l.mtu())
+	switch {
+	case l.pathMTU >= max:
+		return pmtu.Result{Largest: max, Probes: 2}, nil
+	case l.blackhole:
+		return pmtu.Result{Largest: l.pathMTU, Blackhole: true, Probes: 20}, nil
+	}
+	return pmtu.Result{Largest: l.pathMTU, ICMP: l.pathMTU, Probes: 3}, nil
 }
 
 func (m *modelEnv) Read(keys []string) (map[string]string, error) {
@@ -792,5 +829,78 @@ func TestReadSettingsFromATuneResult(t *testing.T) {
 	kvs, err = ReadSettings(strings.NewReader("# advise\nnet.ipv4.tcp_rmem = 4096 131072 12582912\n"))
 	if err != nil || len(kvs) != 1 || kvs[0].Key != "net.ipv4.tcp_rmem" {
 		t.Errorf("sysctl lines: %v %v", kvs, err)
+	}
+}
+
+// Where tune controls both ends' interfaces, it raises them to 9000 for
+// a probe (with tcp_mtu_probing=1), and keeps a larger MTU only where
+// the path carries it and a trial gains: even when the buffers already
+// fill the path at 1500, the headers' share is what 9000 wins.
+func TestJumboFrames(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		path      int
+		blackhole bool
+		kept      bool
+	}{
+		{"the path carries 9000", 9000, false, true},
+		{"a router says 1500", 1500, false, false},
+		{"a black hole above 1500", 1500, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModel(1e9, 20*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
+			m.values["link.eth0.mtu"] = "1500"
+			l := &linkModel{modelEnv: m, pathMTU: tc.path, blackhole: tc.blackhole}
+			start := snapshotValues(m)
+			res, err := Run(context.Background(), l, Options{}, quiet{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.probes) != 1 || l.probes[0] != 9000 || res.PathMTU == nil || res.PathMTU.Probed.Largest != min(tc.path, 9000) {
+				t.Fatalf("probes with the interfaces at %v; result %+v", l.probes, res.PathMTU)
+			}
+			restored(t, m, start)
+			ch := res.Choice()
+			hasMTU := false
+			for _, s := range ch.Settings {
+				hasMTU = hasMTU || (s.Key == "link.eth0.mtu" && s.Value == "9000")
+			}
+			if hasMTU != tc.kept || res.Kept != tc.kept {
+				t.Fatalf("choice %s (MTU 9000 in it: %v), kept %v: %s; steps %q", ch.Name, hasMTU, res.Kept, res.Why, res.Steps)
+			}
+			if tc.kept {
+				guard := false
+				for _, s := range ch.Settings {
+					guard = guard || (s.Key == keyMTUProbing && s.Value == "1")
+				}
+				g := linkem.Goodput(1e9, 9000)
+				if !guard || res.Goodput != g || res.PathMTU.MSSBefore != 1448 || res.PathMTU.MSSAfter != 8948 || res.Verify.Summary[Forward].Median > g {
+					t.Fatalf("guard %v, goodput %.0f (want %.0f), MSS %d → %d, verified %.0f", guard, res.Goodput, g, res.PathMTU.MSSBefore, res.PathMTU.MSSAfter, res.Verify.Summary[Forward].Median)
+				}
+				return
+			}
+			if !res.AlreadyFull || !strings.Contains(strings.Join(res.Steps, " "), "the MTU stays 1500") ||
+				(tc.blackhole != strings.Contains(strings.Join(res.Steps, " "), "black hole")) {
+				t.Fatalf("full %v, steps %q", res.AlreadyFull, res.Steps)
+			}
+		})
+	}
+}
+
+// A congestion control the levers chose gets its own buffers: from a
+// choice already below the first trim level (2 × BDP with headroom),
+// the trim goes on to 1.5 × BDP (it stopped there once, leaving BBR
+// with 1.92 × BDP behind a shallow queue).
+func TestRetrimBelowTheFirstLevel(t *testing.T) {
+	m := newModel(300e6, 150*time.Millisecond, "4096 131072 10000000", "4096 16384 10000000") // 1.78 × BDP
+	m.lossCap = map[string]float64{"cubic": 0.45, "reno": 0.3, "bbr": 0.95}
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := res.Choice()
+	t.Logf("choice %s (%s): rmem %.2f, wmem %.2f × BDP; steps:\n%s", ch.ID, ch.Congestion, float64(ch.RmemMax)/float64(res.BDP), float64(ch.WmemMax)/float64(res.BDP), strings.Join(res.Steps, "\n"))
+	if ch.Congestion != "bbr" || ch.RmemMax > roundUp(1.5*float64(res.BDP)) || ch.WmemMax > roundUp(1.5*float64(res.BDP)) {
+		t.Errorf("choice %s with %q: maxima %.2f / %.2f × BDP, want bbr at 1.5 × BDP", ch.ID, ch.Congestion, float64(ch.RmemMax)/float64(res.BDP), float64(ch.WmemMax)/float64(res.BDP))
 	}
 }
