@@ -26,7 +26,7 @@ import (
 func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 
 // links the suite creates; leftovers of a killed run are removed first.
-var links = []string{"tt-tune", "tt-tlong", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl", "tt-tstock", "tt-tsigp"}
+var links = []string{"tt-tune", "tt-tlong", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl", "tt-tstock", "tt-tsigp", "tt-tmtu"}
 
 // leftovers removes, once per run, the links a killed run left (not on
 // every setup: tests marked parallel run their links side by side).

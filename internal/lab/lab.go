@@ -35,7 +35,7 @@ type Config struct {
 	Queue int64         `json:"queue"`  // bytes; 0 = one BDP
 	MTU   int           `json:"mtu"`
 	// PathMTU is the largest packet the path between the ends carries
-	// (0 = the interfaces' MTU); a larger one is dropped with an ICMP
+	// (0 = MTU, the interfaces' as built); a larger one is dropped with an ICMP
 	// "fragmentation needed" from Router(), or silently with
 	// PMTUBlackhole (linkem.Path).
 	PathMTU       int  `json:"path_mtu,omitempty"`
@@ -83,8 +83,15 @@ func (c Config) Model() linkem.Config {
 	if q == 0 {
 		q = max(c.BDP(), minBDPQueue)
 	}
+	// The path carries what the hosts' interfaces were built with,
+	// unless told otherwise: an interface raised later (tune trying
+	// jumbo frames) meets a router that says so.
+	path := c.PathMTU
+	if path == 0 {
+		path = c.MTU
+	}
 	return linkem.Config{Rate: c.Rate, Delay: int64(c.RTT / 2), Loss: c.Loss, Queue: q,
-		Path: linkem.Path{MTU: c.PathMTU, Blackhole: c.PMTUBlackhole}}
+		Path: linkem.Path{MTU: path, Blackhole: c.PMTUBlackhole}}
 }
 
 // Validate checks every field.

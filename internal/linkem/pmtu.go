@@ -33,8 +33,8 @@ type PathStats struct {
 // (none when it is dropped), and a reply to write back toward the
 // sender (nil if none).
 func (p Path) Admit(pkt []byte, st *PathStats) (fits bool, frags [][]byte, reply []byte) {
-	if p.MTU == 0 || len(pkt) < VnetHdrLen+20 {
-		return true, nil, nil
+	if p.MTU == 0 || len(pkt) < VnetHdrLen+20 || len(pkt)-VnetHdrLen <= p.MTU {
+		return true, nil, nil // (a packet within the MTU has segments within it)
 	}
 	ip := pkt[VnetHdrLen:]
 	ihl := int(ip[0]&0x0f) * 4

@@ -1,12 +1,16 @@
 package tune
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/linkset"
+	"github.com/tcptune/tcptune/internal/pmtu"
 )
 
 // Setup is an Env: a Measurer for the trials, and the namespaces where
@@ -22,6 +26,60 @@ type Setup struct {
 	Rate    float64 // known link rate, 0 = unknown
 	Payload float64 // known goodput, 0 = unknown
 	Both    bool    // settings apply at both ends (the lab)
+	// Devices are the interfaces toward the other end, one per
+	// namespace (nil: tune changes no interface). A link key names the
+	// first; in each namespace it is set on that namespace's own.
+	Devices []string
+	// Probe, when set, finds the largest packet the path to the peer
+	// carries, up to max (package pmtu), from where the trials run.
+	Probe func(ctx context.Context, max int) (pmtu.Result, error)
+}
+
+// Device is the interface toward the peer where the trials run ("" =
+// none tune may change).
+func (e *Setup) Device() string {
+	if len(e.Devices) == 0 {
+		return ""
+	}
+	return e.Devices[0]
+}
+
+// PathMTU probes the path (see Probe).
+func (e *Setup) PathMTU(ctx context.Context, max int) (pmtu.Result, error) {
+	if e.Probe == nil {
+		return pmtu.Result{}, errors.New("no path MTU probe here")
+	}
+	return e.Probe(ctx, max)
+}
+
+// local rewrites link keys (which name Devices[0]) for namespace i's
+// own interface.
+func (e *Setup) local(i int, kvs []apply.KV) []apply.KV {
+	if i == 0 || i >= len(e.Devices) {
+		return kvs
+	}
+	out := slices.Clone(kvs)
+	for j, kv := range out {
+		if dev, attr, err := linkset.Parse(kv.Key); err == nil && dev == e.Devices[0] {
+			out[j].Key = linkset.Key(e.Devices[i], attr)
+		}
+	}
+	return out
+}
+
+// global names namespace i's interface in kvs as Devices[0], as tune
+// knows it.
+func (e *Setup) global(i int, kvs []apply.KV) []apply.KV {
+	if i == 0 || i >= len(e.Devices) {
+		return kvs
+	}
+	out := slices.Clone(kvs)
+	for j, kv := range out {
+		if dev, attr, err := linkset.Parse(kv.Key); err == nil && dev == e.Devices[i] {
+			out[j].Key = linkset.Key(e.Devices[0], attr)
+		}
+	}
+	return out
 }
 
 func (e *Setup) Describe() string  { return e.Name }
@@ -45,12 +103,12 @@ func (e *Setup) Read(keys []string) (map[string]string, error) {
 // Split keeps what every namespace accepts.
 func (e *Setup) Split(kvs []apply.KV) ([]apply.KV, []string, error) {
 	var skipped []string
-	for _, ns := range e.Namespaces {
-		ok, sk, err := apply.Split(kvs, e.opts(ns))
+	for i, ns := range e.Namespaces {
+		ok, sk, err := apply.Split(e.local(i, kvs), e.opts(ns))
 		if err != nil {
 			return nil, nil, err
 		}
-		kvs, skipped = ok, append(skipped, sk...)
+		kvs, skipped = e.global(i, ok), append(skipped, sk...)
 	}
 	return kvs, dedupe(skipped), nil
 }
@@ -84,10 +142,10 @@ func (e *Setup) Set(kvs []apply.KV) (func() error, error) {
 		}
 		return errors.Join(errs...)
 	}
-	for _, ns := range e.Namespaces {
+	for i, ns := range e.Namespaces {
 		o := e.opts(ns)
 		o.TrialPID = os.Getpid() // a trial: Interrupted finds it if this process dies
-		b, _, err := apply.Apply(kvs, o)
+		b, _, err := apply.Apply(e.local(i, kvs), o)
 		if err != nil {
 			if b != nil {
 				apply.Discard(b.ID, e.opts(ns))
@@ -104,10 +162,10 @@ func (e *Setup) Set(kvs []apply.KV) (func() error, error) {
 // Keep applies kvs for good, with a backup for "tcptune rollback".
 func (e *Setup) Keep(kvs []apply.KV, persist bool) (string, error) {
 	var ids []string
-	for _, ns := range e.Namespaces {
+	for i, ns := range e.Namespaces {
 		o := e.opts(ns)
 		o.Persist = persist
-		b, _, err := apply.Apply(kvs, o)
+		b, _, err := apply.Apply(e.local(i, kvs), o)
 		if err != nil {
 			return strings.Join(ids, ","), err
 		}

@@ -3,12 +3,15 @@ package tune
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/lab"
 	"github.com/tcptune/tcptune/internal/linkem"
+	"github.com/tcptune/tcptune/internal/nsx"
+	"github.com/tcptune/tcptune/internal/pmtu"
 	"github.com/tcptune/tcptune/internal/units"
 )
 
@@ -43,6 +46,24 @@ func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *Setup, clos
 		Rate:       c.Rate,
 		Payload:    linkem.Goodput(c.Rate, c.CarriedMTU()),
 		Both:       true,
+		Devices:    []string{st.TunA, st.TunB},
+		Probe: func(ctx context.Context, max int) (pmtu.Result, error) {
+			var r pmtu.Result
+			err := nsx.Do(st.NSA, func() error {
+				dst, err := netip.ParseAddr(st.AddrB)
+				if err != nil {
+					return err
+				}
+				e, err := pmtu.OpenEcho(dst)
+				if err != nil {
+					return err
+				}
+				defer e.Close()
+				r, err = pmtu.Search(ctx, e, pmtu.Options{Base: 1200, Max: max, Tries: 3, Step: 16})
+				return err
+			})
+			return r, err
+		},
 	}
 	return env, close, nil
 }

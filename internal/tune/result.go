@@ -49,6 +49,9 @@ type Result struct {
 	Verify *Candidate `json:"verify,omitempty"`
 	// AlreadyFull: the baseline filled the path; tune stopped there.
 	AlreadyFull bool `json:"already_full,omitempty"`
+	// PathMTU is what tune found about the path's MTU, where it may
+	// change the interfaces (the lab).
+	PathMTU *PathMTU `json:"path_mtu,omitempty"`
 	// Kept is true when the choice beat the baseline by more than the
 	// noise; Why says how it was judged.
 	Kept     bool      `json:"kept"`

@@ -98,6 +98,13 @@ func WriteText(w io.Writer, r *Result) {
 		}
 	}
 
+	if pm := r.PathMTU; pm != nil {
+		fmt.Fprintf(w, "\nPath MTU: %s with both ends at %d (interfaces had %d)", pm.Probed, pm.Tried, pm.Interface)
+		if pm.MSSBefore > 0 && pm.MSSAfter > 0 {
+			fmt.Fprintf(w, "; MSS %d → %d", pm.MSSBefore, pm.MSSAfter)
+		}
+		fmt.Fprintln(w)
+	}
 	ch := r.Choice()
 	fmt.Fprintln(w)
 	switch {

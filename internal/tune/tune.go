@@ -225,22 +225,30 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		res.Why = "nothing this host can change limits the transfer: " + r.peerOnly()
 		return res, nil
 	}
+	choice := base
 	if f := r.fullShare(base); f >= full && !o.Force {
-		res.ChoiceID = base.ID
 		res.AlreadyFull = true
 		res.Why = fmt.Sprintf("the baseline already reaches %.0f%% of the path's goodput (%s) in every direction this host controls: nothing to tune (--force searches anyway)", 100*f, rate(res.Goodput))
-		return res, nil
+	} else {
+		if choice, err = r.search(ctx, base); err != nil {
+			return res, err
+		}
+		if err := r.compare(ctx); err != nil {
+			return res, err
+		}
+		if choice, err = r.reopen(ctx, base, choice); err != nil {
+			return res, err
+		}
 	}
-
-	choice, err := r.search(ctx, base)
-	if err != nil {
+	// A path that carries a larger MTU can gain even when the buffers
+	// fill it at this one.
+	if choice, err = r.jumbo(ctx, choice); err != nil {
 		return res, err
 	}
-	if err := r.compare(ctx); err != nil {
-		return res, err
-	}
-	if choice, err = r.reopen(ctx, base, choice); err != nil {
-		return res, err
+	if pm := res.PathMTU; pm != nil {
+		if t, ok := medianTrial(base, res.Controllable[0]); ok {
+			pm.MSSBefore = t.MSS
+		}
 	}
 	res.ChoiceID = choice.ID
 	if choice == base {
@@ -249,12 +257,18 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		}
 		return res, nil
 	}
+	res.AlreadyFull = false
 	pr.Stage("verifying %s with %s per direction, fresh", choice.Name, r.trialCount())
 	v := &Candidate{ID: "verify", Name: "verification (fresh trials)", Source: choice.Name, Settings: choice.Settings, Origin: OriginVerify, Congestion: choice.Congestion}
 	v.resolve(current)
 	res.Verify = v
 	if err := r.trials(ctx, v, o.Trials, o.Directions, TrialSpec{Congestion: choice.Congestion}); err != nil {
 		return res, err
+	}
+	if pm := res.PathMTU; pm != nil {
+		if t, ok := medianTrial(v, res.Controllable[0]); ok {
+			pm.MSSAfter = t.MSS
+		}
 	}
 	res.Kept, res.Why = judge(base, v, o.Directions, res.Controllable)
 	if !res.Kept {
@@ -508,7 +522,11 @@ func (r *runner) check(t Trial) error {
 		r.mss = t.MSS
 	}
 	g := r.res.Goodput
-	if t.MSS > 0 && r.mss > 0 {
+	switch {
+	case t.MSS > 0 && r.mss > 0 && abs(t.MSS-r.mss) > 100:
+		// Another MTU: the headers' share changes (52 bytes a packet).
+		g *= float64(t.MSS) / float64(t.MSS+52) * float64(r.mss+52) / float64(r.mss)
+	case t.MSS > 0 && r.mss > 0:
 		g *= float64(t.MSS) / float64(r.mss) // e.g. timestamps off: 1460 of 1500 bytes
 	}
 	if g > 0 && r.res.GoodputSource != "estimated" && t.BitsPerSecond > 1.01*g {
@@ -516,6 +534,8 @@ func (r *runner) check(t Trial) error {
 	}
 	return nil
 }
+
+func abs(x int) int { return max(x, -x) }
 
 func secs(d time.Duration) string {
 	return fmt.Sprintf("%g s", d.Round(10*time.Millisecond).Seconds())

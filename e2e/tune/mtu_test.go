@@ -1,0 +1,73 @@
+//go:build linux
+
+package tune_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/testutil"
+)
+
+// Jumbo frames in the loop: hosts at MTU 1500 on a lab path that carries
+// 9000. tune raises both ends to 9000 for a probe, finds the path
+// carries it, measures, and keeps MTU 9000 with tcp_mtu_probing=1 as the
+// guard, because the larger MTU's headers' share lifts the goodput past
+// what 1500 allows: a gain the buffers alone cannot make here (they
+// already fill the path). The MSS goes from 1448 to 8948.
+func TestTuneLabJumboFrames(t *testing.T) {
+	t.Parallel()
+	bin := setup(t)
+	out, errOut, err := testutil.Run(t, 5*time.Minute, bin, "tune", "--lab", "--name", "tt-tmtu", "--rate", "1gbit", "--rtt", "4ms",
+		"--path-mtu", "9000", "--time", "1", "--trials", "2", "--direction", "forward", "--json")
+	if err != nil {
+		t.Fatalf("tune: %v\n%s\n%s", err, out, errOut)
+	}
+	var s struct {
+		summary
+		PathMTU *struct {
+			Interface int `json:"interface_mtu"`
+			Probed    struct {
+				Largest   int  `json:"largest"`
+				Blackhole bool `json:"blackhole"`
+			} `json:"probed"`
+			MSSBefore int `json:"mss_before"`
+			MSSAfter  int `json:"mss_after"`
+		} `json:"path_mtu"`
+		Steps []string `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+	if s.PathMTU == nil || s.PathMTU.Interface != 1500 || s.PathMTU.Probed.Largest != 9000 {
+		t.Fatalf("path MTU %+v; steps %q", s.PathMTU, s.Steps)
+	}
+	ch := s.find(s.Choice)
+	if ch == nil || s.Verify == nil {
+		t.Fatalf("choice %q, no verification: %s; steps %q", s.Choice, s.Why, s.Steps)
+	}
+	got := map[string]string{}
+	for _, x := range ch.Settings {
+		if strings.HasPrefix(x.Key, "link.") {
+			got["mtu"] = x.Value
+		}
+		if x.Key == "net.ipv4.tcp_mtu_probing" {
+			got["probing"] = x.Value
+		}
+	}
+	base, after := s.find("baseline").Summary["forward"].Median, s.Verify.Summary["forward"].Median
+	t.Logf("%s: %.1f → %.1f Mbit/s (goodput now %.1f), MSS %d → %d; %s", s.Choice, base/1e6, after/1e6, s.Goodput/1e6, s.PathMTU.MSSBefore, s.PathMTU.MSSAfter, s.Why)
+	if got["mtu"] != "9000" || got["probing"] != "1" || !s.Kept || s.PathMTU.MSSBefore != 1448 || s.PathMTU.MSSAfter != 8948 {
+		t.Errorf("want MTU 9000 with tcp_mtu_probing=1 kept, MSS 1448 → 8948: %v, kept %v (%s), MSS %d → %d", got, s.Kept, s.Why, s.PathMTU.MSSBefore, s.PathMTU.MSSAfter)
+	}
+	// Above what MTU 1500 can carry (1 Gbit/s × 1448/1500), never above
+	// what 9000 can (× 8948/9000).
+	if after <= 1e9*1448/1500 || after > 1.01*1e9*8948/9000 {
+		t.Errorf("verified %.1f Mbit/s: want between MTU 1500's goodput (965.3) and MTU 9000's (994.2)", after/1e6)
+	}
+	if !strings.Contains(errOut, "Path MTU") && !strings.Contains(errOut, "path MTU") {
+		t.Errorf("progress does not mention the path MTU:\n%s", errOut)
+	}
+}

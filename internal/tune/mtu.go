@@ -1,0 +1,125 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/linkem"
+	"github.com/tcptune/tcptune/internal/linkset"
+	"github.com/tcptune/tcptune/internal/pmtu"
+)
+
+// linker is an Env whose interfaces tune may change (the lab: both
+// ends' devices toward each other), and that can probe the path's MTU.
+type linker interface {
+	Device() string
+	PathMTU(ctx context.Context, max int) (pmtu.Result, error)
+}
+
+// jumboMTU is the MTU tune tries where the path carries it.
+const jumboMTU = 9000
+
+const keyMTUProbing = "net.ipv4.tcp_mtu_probing"
+
+// PathMTU is what tune found about the path's MTU.
+type PathMTU struct {
+	// Interface is the MTU the interfaces had; Probed what the path
+	// carried with both ends raised to Tried (package pmtu).
+	Interface int         `json:"interface_mtu"`
+	Tried     int         `json:"tried_mtu"`
+	Probed    pmtu.Result `json:"probed"`
+	// MSSBefore and MSSAfter are the senders' MSS in the baseline and
+	// in the verification.
+	MSSBefore int `json:"mss_before,omitempty"`
+	MSSAfter  int `json:"mss_after,omitempty"`
+}
+
+// jumbo tries a larger MTU where tune controls both ends' interfaces:
+// it raises both to jumboMTU for a moment (with tcp_mtu_probing=1 as
+// the guard), probes the path with DF echo requests, and puts the
+// interfaces back. Where the path carries more than they had, one
+// screening trial per direction with the choice's settings and the
+// largest MTU the path carried (guard included) decides: it becomes the
+// choice when it gains at least minGain without losing more than the
+// noise elsewhere, and verification then proves it with fresh trials
+// (and the goodput it is judged against is the larger MTU's). An MTU
+// the path does not carry is never kept; the trial settings, the MTU
+// among them, are undone as any trial's, also after a signal.
+func (r *runner) jumbo(ctx context.Context, choice *Candidate) (*Candidate, error) {
+	l, ok := r.env.(linker)
+	if !ok || l.Device() == "" || !r.env.BothEnds() {
+		return choice, nil
+	}
+	res := r.res
+	key := linkset.Key(l.Device(), "mtu")
+	cur, err := r.env.Read([]string{key})
+	if err != nil {
+		return nil, err
+	}
+	mtu, _ := strconv.Atoi(cur[key])
+	if mtu <= 0 || mtu >= jumboMTU {
+		return choice, nil
+	}
+	pm := &PathMTU{Interface: mtu, Tried: jumboMTU}
+	res.PathMTU = pm
+	r.pr.Stage("path MTU: both ends' interfaces at %d for a moment (tcp_mtu_probing=1 as the guard), probing with DF echo requests", jumboMTU)
+	guard := apply.KV{Key: keyMTUProbing, Value: "1"}
+	undo, err := r.env.Set(append(choice.KVs(), apply.KV{Key: key, Value: strconv.Itoa(jumboMTU)}, guard))
+	if err != nil {
+		res.Steps = append(res.Steps, fmt.Sprintf("path MTU: could not raise the interfaces to %d (%v): the MTU stays %d", jumboMTU, err, mtu))
+		return choice, nil
+	}
+	probed, perr := l.PathMTU(ctx, jumboMTU)
+	if err := undo(); err != nil {
+		return nil, fmt.Errorf("putting the interfaces back to MTU %d: %w", mtu, err)
+	}
+	if perr != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		res.Steps = append(res.Steps, fmt.Sprintf("path MTU: the probe failed (%v): the MTU stays %d", perr, mtu))
+		return choice, nil
+	}
+	pm.Probed = probed
+	if probed.Unknown || probed.Largest <= mtu {
+		res.Steps = append(res.Steps, fmt.Sprintf("path MTU: %s with both ends at %d: the MTU stays %d", probed, jumboMTU, mtu))
+		return choice, nil
+	}
+	target := probed.Largest
+	why := fmt.Sprintf("the path carries %s (both ends raised to %d, probed with DF echo requests): fewer, larger packets cut the per-packet cost and the headers' share (goodput %s at MTU %d, %s at %d)",
+		probed, jumboMTU, rate(linkem.Goodput(res.Rate, mtu)), mtu, rate(linkem.Goodput(res.Rate, target)), target)
+	c := &Candidate{ID: "mtu-" + strconv.Itoa(target), Origin: OriginSearch, Name: fmt.Sprintf("%s, MTU %d", shortName(choice), target),
+		Source: "the path's MTU, probed", Congestion: choice.Congestion,
+		Settings: append(slices.Clone(choice.Settings),
+			Setting{Key: key, Value: strconv.Itoa(target), Reason: why},
+			Setting{Key: keyMTUProbing, Value: "1", Reason: "the guard with a larger MTU: if a hop stops carrying it (and says nothing), TCP probes its way down instead of stalling"})}
+	c.resolve(r.current)
+	res.Candidates = append(res.Candidates, c)
+	if err := r.screen(ctx, c, false, TrialSpec{Congestion: c.Congestion}); err != nil {
+		return nil, err
+	}
+	if !r.improves(c, choice) || r.worseSomewhere(c, choice) {
+		c.Status = fmt.Sprintf("%.0f%% of the best: MTU %d did not gain %.0f%% over MTU %d", 100*r.share(c), target, 100*minGain, mtu)
+		res.Steps = append(res.Steps, fmt.Sprintf("path MTU: %d carried, but one trial with it gained less than %.0f%%: the MTU stays %d", target, 100*minGain, mtu))
+		return choice, nil
+	}
+	res.Goodput = linkem.Goodput(res.Rate, target)
+	res.GoodputSource = fmt.Sprintf("the link's rate × MSS/MTU at MTU %d", target)
+	res.Steps = append(res.Steps, fmt.Sprintf("path MTU: %d carried and gained in one trial per direction: %s becomes the choice (goodput now judged at MTU %d: %s)", target, c.Name, target, rate(res.Goodput)))
+	c.Status = "chosen: the path carries a larger MTU"
+	return c, nil
+}
+
+// worseSomewhere reports whether c lost more than the noise to ref in a
+// judged direction both were measured in.
+func (r *runner) worseSomewhere(c, ref *Candidate) bool {
+	for _, d := range r.res.Controllable {
+		if x, y := c.Summary[d], ref.Summary[d]; x.N > 0 && y.N > 0 && x.Median < (1-worse)*y.Median {
+			return true
+		}
+	}
+	return false
+}
