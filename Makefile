@@ -4,6 +4,9 @@ GO      ?= go
 BIN     := bin/tcptune
 PKGS    := ./...
 OSES    := linux freebsd darwin windows illumos
+# The unit packages run side by side; the end-to-end ones (e2e/: lab
+# links, namespaces, real peers, throughput asserted against the link)
+# one at a time, so that none measures another's load.
 # The packages whose goroutines share state: run again under the race detector.
 RACE    := ./internal/server ./internal/engine ./internal/client ./internal/wire ./internal/relay
 
@@ -40,7 +43,8 @@ deps:
 test: deps build
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 -p 1 -timeout 12m $(PKGS)
+	$(GO) test -count=1 -timeout 5m $$($(GO) list $(PKGS) | grep -v /e2e/)
+	$(GO) test -count=1 -p 1 -timeout 12m ./e2e/...
 	$(GO) test -count=1 -race $(RACE)
 	$(MAKE) --no-print-directory fuzz cross
 
