@@ -4,9 +4,6 @@ GO      ?= go
 BIN     := bin/tcptune
 PKGS    := ./...
 OSES    := linux freebsd darwin windows illumos
-# The unit packages run side by side; the end-to-end ones (e2e/: lab
-# links, namespaces, real peers, throughput asserted against the link)
-# one at a time, so that none measures another's load.
 # The packages whose goroutines share state: run again under the race detector.
 RACE    := ./internal/server ./internal/engine ./internal/client ./internal/wire ./internal/relay
 
@@ -39,7 +36,8 @@ deps:
 	fi
 	@scripts/iperf3-newest.sh >/dev/null
 
-# -p 1: the lab and interop tests measure timing; packages run one at a time.
+# The unit packages side by side; e2e (lab, interop: they measure
+# throughput) with -p 1, one package at a time.
 test: deps build
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet $(PKGS)
