@@ -123,3 +123,40 @@ func (r *runner) worseSomewhere(c, ref *Candidate) bool {
 	}
 	return false
 }
+
+// blackHole checks, before any trial, a path where tune controls the
+// interfaces and they send more than 1500 bytes: a path that drops the
+// larger packets without a word (a PMTU black hole) stalls every
+// transfer after its handshake, so no trial could measure anything.
+// tune then stops and says what to fix; the probe leaves nothing
+// changed.
+func (r *runner) blackHole(ctx context.Context) error {
+	l, ok := r.env.(linker)
+	if !ok || l.Device() == "" {
+		return nil
+	}
+	key := linkset.Key(l.Device(), "mtu")
+	cur, err := r.env.Read([]string{key})
+	if err != nil {
+		return err
+	}
+	mtu, _ := strconv.Atoi(cur[key])
+	if mtu <= 1500 {
+		return nil
+	}
+	r.pr.Stage("path MTU: the interfaces send up to %d bytes: probing the path before any trial", mtu)
+	probed, err := l.PathMTU(ctx, mtu)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.res.Steps = append(r.res.Steps, fmt.Sprintf("path MTU: the probe failed (%v)", err))
+		return nil
+	}
+	r.res.PathMTU = &PathMTU{Interface: mtu, Tried: mtu, Probed: probed}
+	if probed.Blackhole && probed.Largest < mtu {
+		return fmt.Errorf("the path to the peer is a PMTU black hole: it carries %d bytes and drops larger packets without an ICMP \"fragmentation needed\", while the interfaces send up to %d: every transfer stalls after its handshake, so no trial can measure it. Fix it first, at both ends: sysctl -w %s=1 (TCP probes its way down), or ip link set dev %s mtu %d",
+			probed.Largest, mtu, keyMTUProbing, l.Device(), probed.Largest)
+	}
+	return nil
+}

@@ -197,6 +197,9 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	res.Goodput = env.Goodput()
 	res.Options.Trials, res.Options.TimeS, res.Options.OmitS, res.Options.Directions = o.Trials, o.Time.Seconds(), r.omit.Seconds(), o.Directions
 
+	if err := r.blackHole(ctx); err != nil {
+		return res, err
+	}
 	current, err := env.Read(append([]string{keyRmem, keyWmem}, profileKeys()...))
 	if err != nil {
 		return res, err

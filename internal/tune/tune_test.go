@@ -70,7 +70,7 @@ func (m *modelEnv) Describe() string                           { return "model" 
 func (m *modelEnv) Peer() string                               { return "10.0.0.2" }
 func (m *modelEnv) RTT(context.Context) (time.Duration, error) { return m.rtt, nil }
 func (m *modelEnv) LinkRate() float64                          { return m.rate }
-func (m *modelEnv) Goodput() float64                           { return m.rate * 1448 / 1500 }
+func (m *modelEnv) Goodput() float64                           { return m.goodputNow() }
 func (m *modelEnv) BothEnds() bool                             { return m.both }
 
 func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Duration) (Trial, error) {
@@ -902,5 +902,27 @@ func TestRetrimBelowTheFirstLevel(t *testing.T) {
 	t.Logf("choice %s (%s): rmem %.2f, wmem %.2f × BDP; steps:\n%s", ch.ID, ch.Congestion, float64(ch.RmemMax)/float64(res.BDP), float64(ch.WmemMax)/float64(res.BDP), strings.Join(res.Steps, "\n"))
 	if ch.Congestion != "bbr" || ch.RmemMax > roundUp(1.5*float64(res.BDP)) || ch.WmemMax > roundUp(1.5*float64(res.BDP)) {
 		t.Errorf("choice %s with %q: maxima %.2f / %.2f × BDP, want bbr at 1.5 × BDP", ch.ID, ch.Congestion, float64(ch.RmemMax)/float64(res.BDP), float64(ch.WmemMax)/float64(res.BDP))
+	}
+}
+
+// Interfaces at 9000 on a path that is a black hole above 1500: every
+// trial would stall, so tune probes first, stops before any trial, and
+// says what to fix (the guard, or the path's MTU).
+func TestJumboHostsOnABlackHole(t *testing.T) {
+	m := newModel(1e9, 20*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
+	m.values["link.eth0.mtu"] = "9000"
+	l := &linkModel{modelEnv: m, pathMTU: 1500, blackhole: true}
+	res, err := Run(context.Background(), l, Options{}, quiet{})
+	if err == nil || !strings.Contains(err.Error(), "black hole") || !strings.Contains(err.Error(), "tcp_mtu_probing=1") || !strings.Contains(err.Error(), "mtu 1500") {
+		t.Fatalf("want a black-hole error with the fixes, got %v", err)
+	}
+	if m.trials != 0 || res.PathMTU == nil || !res.PathMTU.Probed.Blackhole {
+		t.Fatalf("%d trials ran; path MTU %+v", m.trials, res.PathMTU)
+	}
+	// A path that carries 9000 (or says what it carries) is measured.
+	l = &linkModel{modelEnv: newModel(1e9, 20*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432"), pathMTU: 9000}
+	l.values["link.eth0.mtu"] = "9000"
+	if _, err := Run(context.Background(), l, Options{}, quiet{}); err != nil || l.trials == 0 {
+		t.Fatalf("a path that carries 9000: %v, %d trials", err, l.trials)
 	}
 }
