@@ -53,30 +53,28 @@ func (e *Setup) PathMTU(ctx context.Context, max int) (pmtu.Result, error) {
 }
 
 // local rewrites link keys (which name Devices[0]) for namespace i's
-// own interface.
+// own interface; global names namespace i's interface as Devices[0], as
+// tune knows it.
 func (e *Setup) local(i int, kvs []apply.KV) []apply.KV {
 	if i == 0 || i >= len(e.Devices) {
 		return kvs
 	}
-	out := slices.Clone(kvs)
-	for j, kv := range out {
-		if dev, attr, err := linkset.Parse(kv.Key); err == nil && dev == e.Devices[0] {
-			out[j].Key = linkset.Key(e.Devices[i], attr)
-		}
-	}
-	return out
+	return renameDevice(kvs, e.Devices[0], e.Devices[i])
 }
 
-// global names namespace i's interface in kvs as Devices[0], as tune
-// knows it.
 func (e *Setup) global(i int, kvs []apply.KV) []apply.KV {
 	if i == 0 || i >= len(e.Devices) {
 		return kvs
 	}
+	return renameDevice(kvs, e.Devices[i], e.Devices[0])
+}
+
+// renameDevice moves the link keys of interface from to interface to.
+func renameDevice(kvs []apply.KV, from, to string) []apply.KV {
 	out := slices.Clone(kvs)
 	for j, kv := range out {
-		if dev, attr, err := linkset.Parse(kv.Key); err == nil && dev == e.Devices[i] {
-			out[j].Key = linkset.Key(e.Devices[0], attr)
+		if dev, attr, err := linkset.Parse(kv.Key); err == nil && dev == from {
+			out[j].Key = linkset.Key(to, attr)
 		}
 	}
 	return out

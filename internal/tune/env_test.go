@@ -61,3 +61,19 @@ func TestSetupSetUnchanged(t *testing.T) {
 		t.Errorf("%d backups left after undo", len(ids))
 	}
 }
+
+// Link keys name this end's interface; each namespace gets its own.
+func TestLinkKeysPerNamespace(t *testing.T) {
+	e := &Setup{Namespaces: []string{"a", "b"}, Devices: []string{"tlab1a", "tlab1b"}}
+	kvs := []apply.KV{{Key: "link.tlab1a.mtu", Value: "9000"}, {Key: keyRmem, Value: "4096 131072 8388608"}}
+	b := e.local(1, kvs)
+	if b[0].Key != "link.tlab1b.mtu" || b[1] != kvs[1] || kvs[0].Key != "link.tlab1a.mtu" {
+		t.Fatalf("for b: %+v (and the caller's %+v)", b, kvs)
+	}
+	if back := e.global(1, b); back[0].Key != "link.tlab1a.mtu" {
+		t.Fatalf("back: %+v", back)
+	}
+	if a := e.local(0, kvs); a[0].Key != "link.tlab1a.mtu" {
+		t.Fatalf("for a: %+v", a)
+	}
+}
