@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tcptune/tcptune/internal/apply"
@@ -33,6 +36,30 @@ type Setup struct {
 	// Probe, when set, finds the largest packet the path to the peer
 	// carries, up to max (package pmtu), from where the trials run.
 	Probe func(ctx context.Context, max int) (pmtu.Result, error)
+	// RouteFn, without Devices, finds the interface toward the peer and
+	// its MTU (netlink), which tune reads but does not change.
+	RouteFn func() (iface string, mtu int, err error)
+}
+
+// Route is the interface toward the peer where the trials run, and its
+// MTU.
+func (e *Setup) Route() (string, int, error) {
+	if dev := e.Device(); dev != "" {
+		key := linkset.Key(dev, "mtu")
+		v, err := e.Read([]string{key})
+		if err != nil {
+			return "", 0, err
+		}
+		mtu, err := strconv.Atoi(v[key])
+		if err != nil {
+			return "", 0, fmt.Errorf("%s: %q", key, v[key])
+		}
+		return dev, mtu, nil
+	}
+	if e.RouteFn == nil {
+		return "", 0, errors.New("no route to the peer known")
+	}
+	return e.RouteFn()
 }
 
 // Device is the interface toward the peer where the trials run ("" =
@@ -185,5 +212,30 @@ func NewPeerEnv(host string, port int, o apply.Options) *Setup {
 		PeerAddr:   host,
 		Namespaces: []string{""},
 		Apply:      o,
+		RouteFn:    func() (string, int, error) { return routeLink(host) },
+		Probe: func(ctx context.Context, max int) (pmtu.Result, error) {
+			dst, err := resolve4(ctx, host)
+			if err != nil {
+				return pmtu.Result{}, err
+			}
+			e, err := pmtu.OpenEcho(dst)
+			if err != nil {
+				return pmtu.Result{}, err
+			}
+			defer e.Close()
+			return pmtu.Search(ctx, e, pmtu.Options{Base: min(1200, max), Max: max, Tries: 3, Step: 16})
+		},
 	}
+}
+
+// resolve4 is host's IPv4 address.
+func resolve4(ctx context.Context, host string) (netip.Addr, error) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.Unmap(), nil
+	}
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip4", host)
+	if err != nil || len(ips) == 0 {
+		return netip.Addr{}, fmt.Errorf("resolve %s: %v", host, err)
+	}
+	return ips[0], nil
 }

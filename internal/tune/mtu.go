@@ -15,7 +15,10 @@ import (
 // linker is an Env whose interfaces tune may change (the lab: both
 // ends' devices toward each other), and that can probe the path's MTU.
 type linker interface {
+	// Device is the interface tune may change ("" = none: a peer).
 	Device() string
+	// Route is the interface toward the peer and its MTU.
+	Route() (iface string, mtu int, err error)
 	PathMTU(ctx context.Context, max int) (pmtu.Result, error)
 }
 
@@ -55,11 +58,10 @@ func (r *runner) jumbo(ctx context.Context, choice *Candidate) (*Candidate, erro
 	}
 	res := r.res
 	key := linkset.Key(l.Device(), "mtu")
-	cur, err := r.env.Read([]string{key})
+	_, mtu, err := l.Route()
 	if err != nil {
 		return nil, err
 	}
-	mtu, _ := strconv.Atoi(cur[key])
 	if mtu <= 0 || mtu >= jumboMTU {
 		return choice, nil
 	}
@@ -132,20 +134,15 @@ func (r *runner) worseSomewhere(c, ref *Candidate) bool {
 // changed.
 func (r *runner) blackHole(ctx context.Context) error {
 	l, ok := r.env.(linker)
-	if !ok || l.Device() == "" {
+	if !ok {
 		return nil
 	}
-	key := linkset.Key(l.Device(), "mtu")
-	cur, err := r.env.Read([]string{key})
-	if err != nil {
-		return err
+	iface, mtu, err := l.Route()
+	if err != nil || mtu <= 1500 {
+		return nil // unknown, or nothing above Ethernet's 1500 to lose
 	}
-	mtu, _ := strconv.Atoi(cur[key])
-	if mtu <= 1500 {
-		return nil
-	}
-	r.pr.Stage("path MTU: the interfaces send up to %d bytes: probing the path before any trial", mtu)
-	probed, err := l.PathMTU(ctx, mtu)
+	r.pr.Stage("path MTU: %s sends up to %d bytes: probing the path before any trial", iface, mtu)
+	probed, err := l.PathMTU(ctx, min(mtu, 65535))
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -155,8 +152,8 @@ func (r *runner) blackHole(ctx context.Context) error {
 	}
 	r.res.PathMTU = &PathMTU{Interface: mtu, Tried: mtu, Probed: probed}
 	if probed.Blackhole && probed.Largest < mtu {
-		return fmt.Errorf("the path to the peer is a PMTU black hole: it carries %d bytes and drops larger packets without an ICMP \"fragmentation needed\", while the interfaces send up to %d: every transfer stalls after its handshake, so no trial can measure it. Fix it first, at both ends: sysctl -w %s=1 (TCP probes its way down), or ip link set dev %s mtu %d",
-			probed.Largest, mtu, keyMTUProbing, l.Device(), probed.Largest)
+		return fmt.Errorf("the path to the peer is a PMTU black hole: it carries %d bytes and drops larger packets without an ICMP \"fragmentation needed\", while %s sends up to %d: every transfer stalls after its handshake, so no trial can measure it. Fix it first, at both ends: sysctl -w %s=1 (TCP probes its way down), or ip link set dev %s mtu %d",
+			probed.Largest, iface, mtu, keyMTUProbing, iface, probed.Largest)
 	}
 	return nil
 }

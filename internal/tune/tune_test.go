@@ -154,6 +154,8 @@ type linkModel struct {
 
 func (l *linkModel) Device() string { return "eth0" }
 
+func (l *linkModel) Route() (string, int, error) { return "eth0", l.mtu(), nil }
+
 func (l *linkModel) PathMTU(_ context.Context, max int) (pmtu.Result, error) {
 	l.probes = append(l.probes, l.mtu())
 	switch {
