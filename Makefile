@@ -51,7 +51,7 @@ unit:
 
 # A short run of the control-message fuzzer (go test -fuzz).
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzControl -fuzztime 10s ./internal/wire/
+	$(GO) test -run '^$$' -fuzz FuzzControl -fuzztime 5s ./internal/wire/
 
 cross:
 	@for os in $(OSES); do \
@@ -70,15 +70,22 @@ demo: build
 # completions, the hardened tcptune-serve.service and /etc/default/tcptune.
 NFPM    := github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 VERSION := $(shell sed -n 's/^const Version = "\(.*\)"/\1/p' internal/version/version.go)
+# .deb and .rpm for each of ARCHES (Go's names; nfpm maps them to the
+# distributions'); the man pages and completions come from a build for
+# this machine.
+ARCHES  ?= amd64 arm64
 package:
 	rm -rf dist/pkgroot && mkdir -p dist/pkgroot/man dist/pkgroot/completions
-	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags=-s -o dist/pkgroot/tcptune ./cmd/tcptune
-	dist/pkgroot/tcptune man dist/pkgroot/man && gzip -9n dist/pkgroot/man/*.1
-	dist/pkgroot/tcptune completion bash > dist/pkgroot/completions/tcptune.bash
-	dist/pkgroot/tcptune completion zsh > dist/pkgroot/completions/_tcptune
-	dist/pkgroot/tcptune completion fish > dist/pkgroot/completions/tcptune.fish
-	VERSION=$(VERSION) $(GO) run $(NFPM) package -f packaging/nfpm.yaml -p deb -t dist/
-	VERSION=$(VERSION) $(GO) run $(NFPM) package -f packaging/nfpm.yaml -p rpm -t dist/
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -o dist/tcptune-host ./cmd/tcptune
+	dist/tcptune-host man dist/pkgroot/man && gzip -9n dist/pkgroot/man/*.1
+	dist/tcptune-host completion bash > dist/pkgroot/completions/tcptune.bash
+	dist/tcptune-host completion zsh > dist/pkgroot/completions/_tcptune
+	dist/tcptune-host completion fish > dist/pkgroot/completions/tcptune.fish
+	set -e; for a in $(ARCHES); do \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$a $(GO) build -trimpath -ldflags=-s -o dist/pkgroot/tcptune ./cmd/tcptune; \
+		ARCH=$$a VERSION=$(VERSION) $(GO) run $(NFPM) package -f packaging/nfpm.yaml -p deb -t dist/; \
+		ARCH=$$a VERSION=$(VERSION) $(GO) run $(NFPM) package -f packaging/nfpm.yaml -p rpm -t dist/; \
+	done
 
 # The Ansible collection on a fleet built in the lab (root): tune.yml and
 # mesh.yml through ansible-core over SSH, then the mesh matrix.

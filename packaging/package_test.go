@@ -1,6 +1,7 @@
 package packaging
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,5 +75,26 @@ func TestPackages(t *testing.T) {
 	b, err := os.ReadFile(rpm)
 	if err != nil || len(b) < 4 || string(b[:4]) != "\xed\xab\xee\xdb" {
 		t.Fatalf("no RPM at %s: %v", rpm, err)
+	}
+
+	// arm64: the same package around an aarch64 binary.
+	debArm := filepath.Join(root, "dist", "tcptune_"+version.Version+"-1_arm64.deb")
+	if a, err := exec.Command("dpkg-deb", "-f", debArm, "Architecture").Output(); err != nil || strings.TrimSpace(string(a)) != "arm64" {
+		t.Fatalf("%s: architecture %q %v", debArm, a, err)
+	}
+	armDir := t.TempDir()
+	if out, err := exec.Command("dpkg-deb", "-x", debArm, armDir).CombinedOutput(); err != nil {
+		t.Fatalf("dpkg-deb -x: %v\n%s", err, out)
+	}
+	f, err := elf.Open(filepath.Join(armDir, "usr/bin/tcptune"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Machine != elf.EM_AARCH64 {
+		t.Errorf("the arm64 .deb holds a %v binary", f.Machine)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "dist", "tcptune-"+version.Version+"-1.aarch64.rpm")); err != nil || len(b) < 4 || string(b[:4]) != "\xed\xab\xee\xdb" {
+		t.Errorf("no aarch64 RPM: %v", err)
 	}
 }

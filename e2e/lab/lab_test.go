@@ -680,7 +680,7 @@ func TestPathMTU(t *testing.T) {
 				for _, side := range []string{"a", "b"} {
 					l.sysctl(tc.name, side, "net.ipv4.tcp_mtu_probing", "1")
 				}
-				r, _ := l.bench(tc.name, addr, "-t", "6")
+				r, _ := l.bench(tc.name, addr, "-t", "4")
 				t.Logf("through the black hole with tcp_mtu_probing=1: %.1f Mbit/s", r.bps/1e6)
 				if r.bps < 2e6 { // a stall moves nothing past the handshake
 					t.Errorf("with tcp_mtu_probing=1 at both ends %.1f Mbit/s crossed the black hole", r.bps/1e6)
