@@ -184,6 +184,10 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	res := r.res
 	defer func() { res.Elapsed = time.Since(res.Started).Seconds() }()
 
+	// Before any test: on a black hole even the RTT's short test stalls.
+	if err := r.blackHole(ctx); err != nil {
+		return res, err
+	}
 	pr.Stage("measuring the RTT to the peer (one short test of 256 KB: its connections' minimum RTT)")
 	rtt, err := env.RTT(ctx)
 	if err != nil {
@@ -197,9 +201,6 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	res.Goodput = env.Goodput()
 	res.Options.Trials, res.Options.TimeS, res.Options.OmitS, res.Options.Directions = o.Trials, o.Time.Seconds(), r.omit.Seconds(), o.Directions
 
-	if err := r.blackHole(ctx); err != nil {
-		return res, err
-	}
 	current, err := env.Read(append([]string{keyRmem, keyWmem}, profileKeys()...))
 	if err != nil {
 		return res, err
