@@ -17,8 +17,10 @@ import (
 // guard, because the larger MTU's headers' share lifts the goodput past
 // what 1500 allows: a gain the buffers alone cannot make here (they
 // already fill the path). The MSS goes from 1448 to 8948.
+//
+// Not parallel: it asserts a rate above 1500 bytes' goodput at 1 Gbit/s,
+// which another test's relay beside it could cost.
 func TestTuneLabJumboFrames(t *testing.T) {
-	t.Parallel()
 	bin := setup(t)
 	out, errOut, err := testutil.Run(t, 5*time.Minute, bin, "tune", "--lab", "--name", "tt-tmtu", "--rate", "1gbit", "--rtt", "4ms",
 		"--path-mtu", "9000", "--time", "1", "--trials", "2", "--direction", "forward", "--json")
