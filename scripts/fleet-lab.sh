@@ -18,6 +18,14 @@ root=$PWD
 bin=${TCPTUNE_BIN:-$root/bin/tcptune}
 venv=$root/.cache/ansible
 hosts="h1:1gbit:50ms h2:100mbit:10ms h3:300mbit:10ms ref:2.5gbit:0ms"
+# Each host's start, whatever this machine's own settings (a namespace
+# copies them when it is made): h1, h2 and h3 as a fresh distribution
+# installs them (the kernel's default buffers), ref as a tuned reference
+# host (32 MiB buffers), all with the congestion control FLEET_CC (a
+# namespace can only default to one of tcp_allowed_congestion_control).
+fleet_cc=${FLEET_CC:-bbr}
+host_sysctls="net.ipv4.tcp_wmem=4096 16384 4194304|net.ipv4.tcp_rmem=4096 131072 6291456"
+ref_sysctls="net.ipv4.tcp_wmem=4096 16384 33554432|net.ipv4.tcp_rmem=4096 131072 33554432"
 
 ansible_venv() { # ansible-core from PyPI, pinned, in the build cache
 	[ -x "$venv/bin/ansible-playbook" ] && return
@@ -39,6 +47,12 @@ up() {
 		IFS=: read -r name rate rtt <<<"$spec"
 		"$bin" lab up "f$name" --hub fleet --rate "$rate" --rtt "$rtt" >/dev/null
 		local ns=tcptune-f$name-b
+		local kv sysctls=$host_sysctls
+		[ "$name" = ref ] && sysctls=$ref_sysctls
+		IFS='|' read -ra kvs <<<"net.ipv4.tcp_congestion_control=$fleet_cc|$sysctls"
+		for kv in "${kvs[@]}"; do
+			ip netns exec "$ns" sysctl -q -w "$kv" >/dev/null || { echo "fleet-lab: $name: cannot set $kv" >&2; exit 1; }
+		done
 		local addr
 		addr=$("$bin" lab ls --json | python3 -c "import json,sys; print([l['addr_b'] for l in json.load(sys.stdin) if l['name']=='f$name'][0])")
 		mkdir -p "$dir/$name/sysctl.d"

@@ -194,7 +194,11 @@ func TestFleet(t *testing.T) {
 		"-e", "rollout_time=1", "-e", "rollout_repeat=2", "-e", "rollout_batch=2", "-e", "rollout_noise=0.2",
 		"-e", "rollout_settings="+canary, "-e", "rollout_summary_file="+summary)
 	if r["h1"].failed != 0 || r["h1"].changed < 1 {
-		t.Fatalf("rollout.yml, canary: %+v\n%s", r["h1"], out)
+		// The canary's tune result (kept on the controller before the
+		// play stops) says what each candidate measured.
+		res, _ := os.ReadFile(canary)
+		sum, _ := os.ReadFile(summary)
+		t.Fatalf("rollout.yml, canary: %+v\n%s\nsummary:\n%s\ncanary's tune result:\n%s", r["h1"], out, sum, res)
 	}
 	chosen := sysctl(t, "h1", "net.ipv4.tcp_wmem")
 	if chosen == wmem {
