@@ -3,7 +3,9 @@
 package lab_test
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -394,6 +396,45 @@ func TestRunServesAndSubstitutesPeer(t *testing.T) {
 	}
 	if pids, _ := exec.Command("pgrep", "-f", l.bin+" serve -p 5201").Output(); len(pids) > 0 {
 		t.Fatalf("lab run left its server running: %s", pids)
+	}
+}
+
+// A signal to lab run reaches its command as that signal (HUP here, which
+// the CLI's context carries), and the link goes once the command exits
+// with its own status.
+func TestRunForwardsSignal(t *testing.T) {
+	l := newLab(t)
+	cmd := exec.Command(l.bin, "lab", "run", "--name", "tt-sig", "--no-serve", "--", "sh", "-c",
+		`trap 'echo got-hup; exit 7' HUP; trap 'echo got-term; exit 8' TERM; echo ready; while :; do sleep 0.1; done`)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		exec.Command(l.bin, "lab", "down", "tt-sig").Run() // when the test failed half-way
+	})
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || sc.Text() != "ready" {
+		t.Fatalf("lab run's command did not start: %q\n%s", sc.Text(), errOut.String())
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 || !slices.Equal(lines, []string{"got-hup"}) {
+		t.Fatalf("lab run after SIGHUP: %v, output %q, want exit 7 and got-hup\n%s", err, lines, errOut.String())
+	}
+	if strings.Contains(nsList(), "tcptune-tt-sig") {
+		t.Fatalf("lab run left namespaces after a signal:\n%s", nsList())
 	}
 }
 

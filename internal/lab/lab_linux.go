@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -444,18 +443,15 @@ func Run(ctx context.Context, c Config, argv []string, o RunOptions) (int, error
 	if err := cmd.Start(); err != nil {
 		return 1, err
 	}
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	done := ctx.Done()
 	for {
 		select {
-		case s := <-sigs:
-			cmd.Process.Signal(s)
 		case <-done:
-			cmd.Process.Signal(syscall.SIGTERM)
+			// The caller's context ends on a signal (the CLI owns them):
+			// CMD gets the same one, SIGTERM for any other cause.
+			cmd.Process.Signal(causeSignal(ctx))
 			done = nil // once: a closed channel would spin the loop until CMD exits
 		case err := <-waited:
 			var ee *exec.ExitError
@@ -468,6 +464,16 @@ func Run(ctx context.Context, c Config, argv []string, o RunOptions) (int, error
 			return 0, nil
 		}
 	}
+}
+
+// causeSignal is the signal that ended ctx, when its cause carries one
+// (as the CLI's does), else SIGTERM.
+func causeSignal(ctx context.Context) os.Signal {
+	var sc interface{ Signal() os.Signal }
+	if errors.As(context.Cause(ctx), &sc) {
+		return sc.Signal()
+	}
+	return syscall.SIGTERM
 }
 
 // StartServer starts "tcptune serve -p port" (self is the tcptune
@@ -551,8 +557,8 @@ func RunRelay(ctx context.Context, name string) error {
 		report("error: " + err.Error())
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	// ctx ends on INT, TERM and HUP (the CLI's): the relay then stops
+	// and cleans up.
 	defer cleanup(st)
 	a, b, err := build(st)
 	if err != nil {
