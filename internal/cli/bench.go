@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"time"
@@ -256,14 +255,23 @@ func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
 		}
 		out = pw
 	}
-	return bench(ctx, o, f.mode(), f.repeat, out)
+	return bench(ctx, o, &report.Runs{W: out, Err: cmd.ErrOrStderr(), Mode: f.mode(), N: f.repeat})
 }
 
-// bench runs the test once or --repeat times.
-func bench(ctx context.Context, o client.Options, mode report.Mode, repeat int, out io.Writer) error {
-	err := client.Repeated(ctx, o, mode, repeat, out)
-	if errors.Is(err, client.ErrInterrupted) {
-		return endedBySignal{err}
+// bench runs the test once or --repeat times, rendered by runs.
+func bench(ctx context.Context, o client.Options, runs *report.Runs) error {
+	series, err := client.Repeated(ctx, o, runs.N, func(i int) client.Observer { return runs.Run(i) })
+	if err != nil {
+		runs.Failed()
+		if errors.Is(err, client.ErrInterrupted) {
+			return endedBySignal{err}
+		}
+		return err
 	}
-	return err
+	ext := series.Last.Ext
+	if ext != nil {
+		ext.Repeat = series.Repeat()
+	}
+	runs.Done(series.Stats, o.Unit, ext, series.Repeat())
+	return nil
 }

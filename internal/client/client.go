@@ -21,7 +21,7 @@ import (
 	"github.com/tcptune/tcptune/internal/auth"
 	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/procnet"
-	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/result"
 	"github.com/tcptune/tcptune/internal/sockopt"
 	"github.com/tcptune/tcptune/internal/version"
 	"github.com/tcptune/tcptune/internal/view"
@@ -66,12 +66,12 @@ type Options struct {
 
 // Outcome is what a finished test produced.
 type Outcome struct {
-	Summary report.Summary
+	Summary result.Summary
 	// Views are the test's directions, each judged by its own figures
 	// (package view); Limits are their verdicts.
 	Views    []view.Direction
 	Limits   []Verdict
-	Meta     report.Meta
+	Meta     result.Meta
 	Duration time.Duration // the measured period, after the omitted start
 	// Ext is the "tcptune" object of the -J document; Totals and
 	// Intervals are this side's streams as the engine counted them.
@@ -122,9 +122,14 @@ func (o *Options) ctrlTimeout() time.Duration {
 	return 30 * time.Second
 }
 
-// Run performs one test, reporting through pr. A busy server is tried
-// again for up to o.BusyWait.
-func Run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
+// Run performs one test, telling obs of it as it runs (nil: Discard),
+// and returns what it measured. A busy server is tried again for up to
+// o.BusyWait.
+func Run(ctx context.Context, o Options, obs Observer) (*Outcome, error) {
+	pr := obs
+	if pr == nil {
+		pr = Discard{}
+	}
 	out, err := run(ctx, o, pr)
 	end := time.Now().Add(o.BusyWait)
 	for wait := busyFirst; errors.Is(err, ErrBusy) && !time.Now().Add(wait).After(end); wait = min(2*wait, busyMax) {
@@ -144,11 +149,11 @@ func Run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
 
 type session struct {
 	o      Options
-	pr     *report.Printer
+	pr     Observer
 	ctrl   net.Conn
 	cookie [wire.CookieSize]byte
 	params wire.Params
-	meta   report.Meta
+	meta   result.Meta
 	test   *engine.Test
 	limit  *engine.Limit
 	// running is test for the goroutine that watches ctx, which may run
@@ -156,7 +161,7 @@ type session struct {
 	running atomic.Pointer[engine.Test]
 }
 
-func run(ctx context.Context, o Options, pr *report.Printer) (*Outcome, error) {
+func run(ctx context.Context, o Options, pr Observer) (*Outcome, error) {
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	d := net.Dialer{Timeout: o.ctrlTimeout()}
 	if o.Bind != "" {
@@ -255,7 +260,7 @@ func interrupted(cause error) error {
 func (s *session) partial() *Outcome {
 	t := s.test
 	totals := t.Totals()
-	sum := report.Summarize(s.meta, totals, nil, t.CPU())
+	sum := result.Summarize(s.meta, totals, nil, t.CPU())
 	x := extension(s.meta, totals, nil, nil)
 	s.pr.End(sum, x)
 	from, to := t.Period()
@@ -407,7 +412,7 @@ func (s *session) dataDialer(i int) *net.Dialer {
 			}
 		}
 		if err := opts.Apply(c, ipv6 || sockopt.IsIPv6(address)); err != nil {
-			warnf(s.pr, "warning: %v", err)
+			s.pr.Warnf("warning: %v", err)
 		}
 		if l := s.params.FlowLabel; l > 0 && !s.params.UDP {
 			if err := sockopt.ConnectWithFlowLabel(c, local, address, l); err != nil {
@@ -546,23 +551,25 @@ func (s *session) describe(streams []*engine.Stream, blk int) {
 	m.Unit = s.o.Unit
 	sends := false
 	for _, st := range streams {
-		c := report.ConnOf(st.ID, st.Socket, st.Local, st.Remote)
+		c := result.ConnOf(st.ID, st.Socket, st.Local, st.Remote)
 		m.Connected = append(m.Connected, c)
-		s.pr.Textf("%s", report.ConnectedLine(c))
 		sends = sends || st.Sender
 	}
 	first := streams[0]
-	if rc := first.RawConn(); rc != nil {
+	rc := first.RawConn()
+	if rc != nil {
 		m.SndBufActual, m.RcvBufActual, _ = sockopt.Buffers(rc)
 		if cc, err := sockopt.Congestion(rc); err == nil {
 			m.CongestionCC = cc
 		}
+	}
+	s.pr.Start(*m, sends, sockopt.HasTCPInfo && !s.params.UDP)
+	if rc != nil {
 		s.pr.Textf("%s", bufferLine(s.params.Window, m.SndBufActual, m.RcvBufActual, s.params.UDP))
 		if ti := first.TCPInfo(); ti != nil {
 			s.pr.Textf("MSS %d bytes, path MTU %d bytes", ti.SndMSS, ti.PMTU)
 		}
 	}
-	s.pr.Start(*m, sends, sockopt.HasTCPInfo && !s.params.UDP)
 }
 
 // omit and duration are the client's own omitted start and measured
@@ -684,7 +691,7 @@ func (s *session) exchangeResults() (*Outcome, error) {
 			return nil, wire.Errorf(wire.IEStreamID)
 		}
 	}
-	sum := report.Summarize(s.meta, totals, peer, cpu)
+	sum := result.Summarize(s.meta, totals, peer, cpu)
 	var ext *wire.Ext
 	if len(peer.Tcptune) > 0 {
 		var e wire.Ext
@@ -709,14 +716,6 @@ func (s *session) exchangeResults() (*Outcome, error) {
 }
 
 func tag(id int) string { return fmt.Sprintf("[%3d]", id) }
-
-func warnf(pr *report.Printer, format string, args ...any) {
-	if pr.Mode == report.Text {
-		pr.Textf(format, args...)
-		return
-	}
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
-}
 
 // UnwrapOp strips net.OpError's address noise (and the syscall's name)
 // for one-line messages: "connection refused", not "dial tcp

@@ -6,7 +6,7 @@ import (
 
 	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/limits"
-	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/result"
 	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/version"
@@ -20,7 +20,7 @@ type Verdict = limits.Verdict
 // views builds the test's directions (package view) and their verdicts:
 // our own TCP_INFO where we sent, the server's (tcptune peers) where it
 // did.
-func (s *session) views(totals []engine.StreamTotal, sum report.Summary, ext *wire.Ext, peerStreams []wire.StreamResult) []view.Direction {
+func (s *session) views(totals []engine.StreamTotal, sum result.Summary, ext *wire.Ext, peerStreams []wire.StreamResult) []view.Direction {
 	local, remote := s.o.Host, s.o.Host
 	if len(s.meta.Connected) > 0 {
 		local, remote = s.meta.Connected[0].LocalHost, s.meta.Connected[0].RemoteHost
@@ -94,7 +94,7 @@ type RepeatRun struct {
 	Seconds       float64 `json:"seconds"`
 }
 
-func extension(m report.Meta, totals []engine.StreamTotal, peer *wire.Ext, verdicts []Verdict) *Extension {
+func extension(m result.Meta, totals []engine.StreamTotal, peer *wire.Ext, verdicts []Verdict) *Extension {
 	return &Extension{
 		Version: version.Version,
 		Buffers: Buffers{Requested: m.Params.Window, SndBufActual: m.SndBufActual, RcvBufActual: m.RcvBufActual},

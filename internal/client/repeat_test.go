@@ -14,7 +14,6 @@ import (
 	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/server"
-	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -33,15 +32,23 @@ func serve(t *testing.T) int {
 	return port
 }
 
-// --repeat 3: one JSON document holding the three runs and their
+// --repeat 3: the series, typed (three runs, their statistics), and as
+// bench renders it: one JSON document holding the three runs and their
 // statistics; in text, each run's report and the summary line.
 func TestRepeated(t *testing.T) {
 	port := serve(t)
 	o := client.Options{Host: "127.0.0.1", Port: port, Params: wire.Params{Time: 1, Parallel: 1, ServerAffinity: -1, PacingTimer: 1000, Bandwidth: 50e6}}
 	var out bytes.Buffer
-	if err := client.Repeated(context.Background(), o, report.JSON, 3, &out); err != nil {
+	runs := &report.Runs{W: &out, Mode: report.JSON, N: 3}
+	series, err := client.Repeated(context.Background(), o, 3, func(i int) client.Observer { return runs.Run(i) })
+	if err != nil {
 		t.Fatal(err)
 	}
+	if len(series.Runs) != 3 || series.Stats == nil || series.Stats.N != 3 || series.Last == nil || series.Runs[2].BitsPerSecond != series.Last.Received() {
+		t.Fatalf("series: %+v", series)
+	}
+	series.Last.Ext.Repeat = series.Repeat()
+	runs.Done(series.Stats, 0, series.Last.Ext, series.Repeat())
 	var doc struct {
 		End     map[string]any `json:"end"`
 		Tcptune struct {
@@ -56,18 +63,18 @@ func TestRepeated(t *testing.T) {
 		t.Fatalf("repeat: %+v", r)
 	}
 	out.Reset()
-	if err := client.Repeated(context.Background(), o, report.Text, 2, &out); err != nil {
+	runs = &report.Runs{W: &out, Mode: report.Text, N: 2}
+	series, err = client.Repeated(context.Background(), o, 2, func(i int) client.Observer { return runs.Run(i) })
+	if err != nil {
 		t.Fatal(err)
 	}
-	if s := out.String(); strings.Count(s, "Run ") != 2 || !strings.Contains(s, "Repeat (2 runs): median") || strings.Contains(s, "iperf Done.") {
+	runs.Done(series.Stats, 0, series.Last.Ext, series.Repeat())
+	if s := out.String(); strings.Count(s, "Run ") != 2 || strings.Count(s, "connected to 127.0.0.1") != 2 || !strings.Contains(s, "Repeat (2 runs): median") || strings.Contains(s, "iperf Done.") {
 		t.Fatalf("text:\n%s", s)
 	}
-}
-
-func TestRepeatLine(t *testing.T) {
-	s := stats.Summarize([]float64{9e8, 9.5e8, 1e9}, 0.95)
-	got := client.RepeatLine(s, 0)
-	if !strings.HasPrefix(got, "Repeat (3 runs): median  950 Mbits/sec, min  900 Mbits/sec, max 1.00 Gbits/sec") || !strings.Contains(got, "use 6 or more") {
-		t.Fatalf("%q", got)
+	// One run: no statistics, iperf3's last line.
+	series, err = client.Repeated(context.Background(), o, 1, func(int) client.Observer { return client.Discard{} })
+	if err != nil || len(series.Runs) != 1 || series.Stats != nil || series.Repeat() != nil {
+		t.Fatalf("one run: %+v, %v", series, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/result"
 )
 
 func b01(b bool) int {
@@ -14,7 +15,7 @@ func b01(b bool) int {
 }
 
 // StartObj is the -J "start" object.
-func StartObj(m Meta) Obj {
+func StartObj(m result.Meta) Obj {
 	var conns []Obj
 	for _, c := range m.Connected {
 		conns = append(conns, Obj{{"socket", c.Socket}, {"local_host", c.LocalHost}, {"local_port", c.LocalPort}, {"remote_host", c.RemoteHost}, {"remote_port", c.RemotePort}})
@@ -144,7 +145,7 @@ func IntervalObj(iv engine.Interval) Obj {
 	return o
 }
 
-func sideObj(sd Side, socket int, tcpSender bool) Obj {
+func sideObj(sd result.Side, socket int, tcpSender bool) Obj {
 	o := Obj{}
 	if socket >= 0 {
 		o = append(o, KV{"socket", socket})
@@ -164,7 +165,7 @@ func sideObj(sd Side, socket int, tcpSender bool) Obj {
 	return append(o, KV{"sender", sd.LocalSent})
 }
 
-func udpSideObj(sd Side, socket int, sender bool, ooo bool) Obj {
+func udpSideObj(sd result.Side, socket int, sender bool, ooo bool) Obj {
 	o := Obj{}
 	if socket >= 0 {
 		o = append(o, KV{"socket", socket})
@@ -178,7 +179,7 @@ func udpSideObj(sd Side, socket int, sender bool, ooo bool) Obj {
 }
 
 // EndObj is the -J "end" object.
-func EndObj(s Summary) Obj {
+func EndObj(s result.Summary) Obj {
 	var streams []Obj
 	o := Obj{}
 	if s.UDP {

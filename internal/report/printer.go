@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/result"
 )
 
 // Mode selects the output format.
@@ -37,9 +38,11 @@ type Printer struct {
 	// the first and the last halves are kept, and IntervalsLeftOut
 	// counts the rest. A server sets it.
 	MaxIntervals int
+	// Err takes the warnings of the JSON modes (nil drops them).
+	Err io.Writer
 
 	mu         sync.Mutex
-	meta       Meta
+	meta       result.Meta
 	doc        Document
 	intervals  headTail[Obj]
 	headerDone bool
@@ -71,15 +74,36 @@ func EventLine(name string, data any) []byte {
 	return append(b, '\n')
 }
 
-// Start records the test's description.
-func (p *Printer) Start(m Meta, localSends, tcpInfo bool) {
+// Start records the test's description; in text it prints iperf3's
+// line for each connected stream.
+func (p *Printer) Start(m result.Meta, localSends, tcpInfo bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.meta, p.localSends, p.tcpInfo = m, localSends, tcpInfo
 	p.doc.Start = StartObj(m)
 	p.doc.Title, p.doc.Extra = m.Params.Title, m.Params.ExtraData
-	if p.Mode.Streams() {
+	switch {
+	case p.Mode.Streams():
 		p.event("start", p.doc.Start)
+	case p.Mode == Text:
+		for _, c := range m.Connected {
+			fmt.Fprintln(p.W, ConnectedLine(c))
+		}
+	}
+}
+
+// Warnf prints a warning: in text with the report, in the JSON modes
+// to Err (iperf3 writes them to standard error there; nil drops them),
+// so the document stays one JSON value.
+func (p *Printer) Warnf(format string, args ...any) {
+	if p.Mode == Text {
+		p.Textf(format, args...)
+		return
+	}
+	if p.Err != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		fmt.Fprintf(p.Err, format+"\n", args...)
 	}
 }
 
@@ -107,7 +131,7 @@ func (p *Printer) Interval(iv engine.Interval) {
 }
 
 // End reports the summary; ext goes under the "tcptune" key.
-func (p *Printer) End(s Summary, ext any) {
+func (p *Printer) End(s result.Summary, ext any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.doc.End = EndObj(s)

@@ -3,19 +3,20 @@ package report
 import (
 	"encoding/json"
 	"io"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/cpuusage"
 	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/result"
+	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
 func endJSON(t *testing.T, p wire.Params, totals []engine.StreamTotal, peer *wire.Results) map[string]any {
 	t.Helper()
-	s := Summarize(Meta{Params: p}, totals, peer, cpuusage.Util{Total: 50})
+	s := result.Summarize(result.Meta{Params: p}, totals, peer, cpuusage.Util{Total: 50})
 	b, err := json.Marshal(EndObj(s))
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +66,7 @@ func TestUDPSums(t *testing.T) {
 }
 
 func TestDocumentAndText(t *testing.T) {
-	m := Meta{Params: wire.Params{Parallel: 2, Time: 1, Title: "x"}, Started: time.Unix(1795344892, 0), Version: "v", Connected: []Conn{{Socket: 5}}}
+	m := result.Meta{Params: wire.Params{Parallel: 2, Time: 1, Title: "x"}, Started: time.Unix(1795344892, 0), Version: "v", Connected: []result.Conn{{Socket: 5}}}
 	iv := engine.Interval{Streams: []engine.StreamInterval{
 		{ID: 1, Start: 0, End: 1, Seconds: 1, Bytes: 1 << 30, BitsPerSecond: 8.59e9, Sender: true, HasTCPInfo: true, SndCwnd: 1 << 20, RTT: 50000},
 		{ID: 3, Start: 0, End: 1, Seconds: 1, Bytes: 1 << 30, BitsPerSecond: 8.59e9, Sender: true, HasTCPInfo: true},
@@ -97,16 +98,10 @@ func TestDocumentAndText(t *testing.T) {
 	}
 }
 
-func TestConnOf(t *testing.T) {
-	c := ConnOf(5, 7, &net.TCPAddr{IP: net.ParseIP("::1"), Port: 5201}, &net.TCPAddr{IP: net.IPv4(10, 0, 0, 2), Port: 40000})
-	if c.LocalHost != "::1" || c.LocalPort != 5201 || c.RemoteHost != "10.0.0.2" || c.RemotePort != 40000 || c.ID != 5 || c.Socket != 7 {
-		t.Fatalf("%+v", c)
-	}
+func TestConnectedLine(t *testing.T) {
+	c := result.Conn{ID: 5, LocalHost: "::1", LocalPort: 5201, RemoteHost: "10.0.0.2", RemotePort: 40000}
 	if got := ConnectedLine(c); got != "[  5] local ::1 port 5201 connected to 10.0.0.2 port 40000" {
 		t.Fatalf("%q", got)
-	}
-	if h, p := SplitAddr(nil); h != "" || p != 0 {
-		t.Fatal("nil address")
 	}
 }
 
@@ -117,5 +112,13 @@ func TestPrefixWriter(t *testing.T) {
 	io.WriteString(w, "o\n\nthree\n")
 	if b.String() != "T:  one\nT:  two\nT:  \nT:  three\n" {
 		t.Fatalf("%q", b.String())
+	}
+}
+
+func TestRepeatLine(t *testing.T) {
+	s := stats.Summarize([]float64{9e8, 9.5e8, 1e9}, 0.95)
+	got := RepeatLine(s, 0)
+	if !strings.HasPrefix(got, "Repeat (3 runs): median  950 Mbits/sec, min  900 Mbits/sec, max 1.00 Gbits/sec") || !strings.Contains(got, "use 6 or more") {
+		t.Fatalf("%q", got)
 	}
 }

@@ -4,9 +4,10 @@ import (
 	"fmt"
 
 	"github.com/tcptune/tcptune/internal/engine"
+	"github.com/tcptune/tcptune/internal/result"
 )
 
-func role(m Meta, reverse bool) string {
+func role(m result.Meta, reverse bool) string {
 	if !m.Params.Bidirectional {
 		return ""
 	}
@@ -22,7 +23,7 @@ func role(m Meta, reverse bool) string {
 }
 
 // Header is the column header printed before the interval lines.
-func Header(m Meta, localSends, tcpInfo bool) string {
+func Header(m result.Meta, localSends, tcpInfo bool) string {
 	base := "[ ID] Interval           Transfer     Bitrate"
 	if m.Params.Bidirectional {
 		base = "[ ID][Role] Interval           Transfer     Bitrate"
@@ -38,7 +39,7 @@ func Header(m Meta, localSends, tcpInfo bool) string {
 	return base
 }
 
-func intervalLine(m Meta, s engine.StreamInterval, tag int) string {
+func intervalLine(m result.Meta, s engine.StreamInterval, tag int) string {
 	line := fmt.Sprintf("%s %s  %s  %s", id(tag, role(m, s.Reverse)), interval(s.Start, s.End), Bytes(float64(s.Bytes)), Rate(s.BitsPerSecond, m.Unit))
 	switch {
 	case s.UDP && s.Sender:
@@ -58,7 +59,7 @@ func intervalLine(m Meta, s engine.StreamInterval, tag int) string {
 
 // IntervalLines renders one reporting interval: a line per stream, and
 // [SUM] lines when there are several streams.
-func IntervalLines(m Meta, iv engine.Interval) []string {
+func IntervalLines(m result.Meta, iv engine.Interval) []string {
 	var out []string
 	n := len(iv.Streams)
 	for _, s := range iv.Streams {
@@ -98,7 +99,7 @@ func IntervalLines(m Meta, iv engine.Interval) []string {
 	return out
 }
 
-func endLine(m Meta, tag int, reverse bool, sd Side, udp, tcpSender bool, label string) string {
+func endLine(m result.Meta, tag int, reverse bool, sd result.Side, udp, tcpSender bool, label string) string {
 	line := fmt.Sprintf("%s %s  %s  %s", id(tag, role(m, reverse)), interval(sd.Start, sd.End), Bytes(float64(sd.Bytes)), Rate(sd.BitsPerSecond, m.Unit))
 	switch {
 	case udp:
@@ -113,7 +114,7 @@ func endLine(m Meta, tag int, reverse bool, sd Side, udp, tcpSender bool, label 
 
 // EndLines renders the final summary: sender and receiver line per
 // stream, then [SUM] lines.
-func EndLines(m Meta, s Summary) []string {
+func EndLines(m result.Meta, s result.Summary) []string {
 	out := []string{separator}
 	if s.UDP {
 		out = append(out, Header(m, false, false))

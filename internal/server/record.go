@@ -7,7 +7,7 @@ import (
 
 	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/limits"
-	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/result"
 	"github.com/tcptune/tcptune/internal/view"
 	"github.com/tcptune/tcptune/internal/wire"
 )
@@ -34,7 +34,7 @@ type DirectionRecord struct {
 // client's results. The sender's view of client→server streams comes
 // from a tcptune client's extension; with another client that
 // direction's verdict says it is unavailable.
-func (t *session) record(m report.Meta, totals []engine.StreamTotal, peer *wire.Results, cpu, peerCPU float64) TestRecord {
+func (t *session) record(m result.Meta, totals []engine.StreamTotal, peer *wire.Results, cpu, peerCPU float64) TestRecord {
 	rec := TestRecord{UDP: t.params.UDP, Completed: true}
 	var peerExt wire.Ext
 	if len(peer.Tcptune) > 0 {

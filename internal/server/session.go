@@ -16,6 +16,7 @@ import (
 	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/procnet"
 	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/result"
 	"github.com/tcptune/tcptune/internal/sockopt"
 	"github.com/tcptune/tcptune/internal/version"
 	"github.com/tcptune/tcptune/internal/view"
@@ -198,7 +199,7 @@ func (t *session) run(ctx context.Context) {
 }
 
 func hostPortText(a net.Addr) string {
-	h, p := report.SplitAddr(a)
+	h, p := result.SplitAddr(a)
 	return fmt.Sprintf("%s, port %d", h, p)
 }
 
@@ -422,9 +423,9 @@ func ctrlIP(c net.Conn) net.IP {
 	return nil
 }
 
-func (t *session) meta(streams []*engine.Stream) report.Meta {
-	h, port := report.SplitAddr(t.ctrl.RemoteAddr())
-	m := report.Meta{Interval: t.srv.o.Interval, Server: true, Host: h, Port: port, Cookie: wire.CookieString(t.cookie), Params: *t.params,
+func (t *session) meta(streams []*engine.Stream) result.Meta {
+	h, port := result.SplitAddr(t.ctrl.RemoteAddr())
+	m := result.Meta{Interval: t.srv.o.Interval, Server: true, Host: h, Port: port, Cookie: wire.CookieString(t.cookie), Params: *t.params,
 		BlockLen: t.params.BlockLen(1460), Started: time.Now(), Version: version.IperfString(), SystemInfo: version.SystemInfo()}
 	if tc, ok := t.ctrl.(*net.TCPConn); ok {
 		if rc, err := tc.SyscallConn(); err == nil {
@@ -432,9 +433,8 @@ func (t *session) meta(streams []*engine.Stream) report.Meta {
 		}
 	}
 	for _, s := range streams {
-		c := report.ConnOf(s.ID, s.Socket, s.Local, s.Remote)
+		c := result.ConnOf(s.ID, s.Socket, s.Local, s.Remote)
 		m.Connected = append(m.Connected, c)
-		t.pr.Textf("%s", report.ConnectedLine(c))
 	}
 	if rc := streams[0].RawConn(); rc != nil {
 		m.SndBufActual, m.RcvBufActual, _ = sockopt.Buffers(rc)
@@ -567,7 +567,7 @@ func (t *session) failLater(err *wire.Error) {
 }
 
 // exchange sends EXCHANGE_RESULTS, swaps results, and finishes.
-func (t *session) exchange(m report.Meta) {
+func (t *session) exchange(m result.Meta) {
 	t.ctrl.SetDeadline(time.Now().Add(resultsTimeout))
 	if err := wire.WriteState(t.ctrl, wire.ExchangeResults); err != nil {
 		t.logf("control connection: %v", err)
@@ -585,7 +585,7 @@ func (t *session) exchange(m report.Meta) {
 	}
 	totals := t.test.Totals()
 	cpu := t.test.CPU()
-	sum := report.Summarize(m, totals, peer, cpu)
+	sum := result.Summarize(m, totals, peer, cpu)
 	if f := t.srv.o.OnTestEnd; f != nil {
 		t.recorded = true
 		defer f(t.record(m, totals, peer, cpu.Total, peer.CPUTotal))

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/nsx"
-	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/view"
 	"github.com/tcptune/tcptune/internal/wire"
 )
@@ -38,7 +36,7 @@ func (m Measurer) RTT(ctx context.Context) (time.Duration, error) {
 	var out *client.Outcome
 	err := nsx.Do(m.NetNS, func() error {
 		var err error
-		out, err = client.Run(ctx, o, report.NewPrinter(io.Discard, report.Text))
+		out, err = client.Run(ctx, o, client.Discard{})
 		return err
 	})
 	if err != nil {
@@ -70,7 +68,7 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 		}
 		before, berr := drops.Snapshot("/", peer)
 		var err error
-		out, err = client.Run(ctx, o, report.NewPrinter(io.Discard, report.Text))
+		out, err = client.Run(ctx, o, client.Discard{})
 		if after, aerr := drops.Snapshot("/", peer); berr == nil && aerr == nil {
 			rose = after.Since(before)
 		}
