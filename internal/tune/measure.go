@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/cores"
 	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/view"
@@ -54,11 +55,12 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 	o := client.Options{
 		Host: m.Host, Port: m.Port, Interval: time.Second, ConnectTimeout: 5 * time.Second,
 		Params: wire.Params{Parallel: max(1, s.Parallel), Reverse: s.Direction == Reverse, ServerAffinity: -1,
-			PacingTimer: 1000, Congestion: s.Congestion, Time: 1},
+			PacingTimer: 1000, Congestion: s.Congestion, ZeroCopy: s.ZeroCopy, Time: 1},
 		Omit: s.Omit, Time: s.Time, PathRate: pathRate, IdleRTT: idleRTT,
 	}
 	var out *client.Outcome
 	var rose drops.Counters
+	var loads []cores.Load
 	err := nsx.Do(m.NetNS, func() error {
 		peer := net.ParseIP(m.Host)
 		if peer == nil {
@@ -67,10 +69,14 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 			}
 		}
 		before, berr := drops.Snapshot("/", peer)
+		cpuBefore, cerr := cores.Read("/")
 		var err error
 		out, err = client.Run(ctx, o, client.Discard{})
 		if after, aerr := drops.Snapshot("/", peer); berr == nil && aerr == nil {
 			rose = after.Since(before)
+		}
+		if cpuAfter, aerr := cores.Read("/"); cerr == nil && aerr == nil {
+			loads = cpuAfter.Since(cpuBefore)
 		}
 		return err
 	})
@@ -79,7 +85,8 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 	}
 	t, err := trialOf(out, s.Direction)
 	withDrops(&t, rose)
-	t.Congestion = s.Congestion
+	withCores(&t, loads)
+	t.Congestion, t.ZeroCopy = s.Congestion, s.ZeroCopy
 	if s.Parallel > 1 {
 		t.Parallel = s.Parallel
 	}
@@ -98,6 +105,21 @@ func withDrops(t *Trial, rose drops.Counters) {
 		t.Verdict += "; "
 	}
 	t.Verdict += rose.Verdict()
+}
+
+// withCores adds the busiest core to a trial and its verdict when it ran
+// flat out: one saturated core (a sender's thread, or softirq at a
+// receiver) can hold a flow while the host looks half idle.
+func withCores(t *Trial, loads []cores.Load) {
+	b, ok := cores.Busiest(loads)
+	if !ok || !b.Saturated() {
+		return
+	}
+	t.Core = &b
+	if t.Verdict != "" {
+		t.Verdict += "; "
+	}
+	t.Verdict += "a core ran flat out: " + b.String()
 }
 
 // trialOf is the trial of direction d: the client's view of the

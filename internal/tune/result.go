@@ -42,8 +42,10 @@ type Result struct {
 	Steps      []string     `json:"steps,omitempty"`
 	Candidates []*Candidate `json:"candidates"`
 	ChoiceID   string       `json:"choice"`
-	// Levers are what was tried beyond buffers on a lossy path
-	// (congestion control, parallel streams), with what each did.
+	// Levers are what was tried beyond buffers where the congestion
+	// window held the flow (congestion control, parallel streams) or a
+	// saturated core did (parallel streams, zero-copy sends), with what
+	// each did.
 	Levers []Lever `json:"levers,omitempty"`
 	// Verify holds the fresh trials of the choice.
 	Verify *Candidate `json:"verify,omitempty"`
@@ -62,7 +64,7 @@ type Result struct {
 	Elapsed  float64   `json:"elapsed_s"`
 }
 
-// Lever is one thing beyond buffers tried on a lossy path.
+// Lever is one thing tried beyond buffers.
 type Lever struct {
 	Name   string  `json:"name"`
 	Median float64 `json:"bits_per_second"`

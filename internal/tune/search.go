@@ -11,6 +11,7 @@ import (
 
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/cores"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
 )
@@ -372,6 +373,10 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 			return nil, err
 		}
 		if choice, err = r.retrim(ctx, choice); err != nil {
+			return nil, err
+		}
+	} else if why := r.cpuHeld(choice); why != "" {
+		if err := r.cpuLevers(ctx, choice, why); err != nil {
 			return nil, err
 		}
 	}
@@ -774,6 +779,61 @@ func (r *runner) windowHeld(c *Candidate, lossy bool) string {
 		return "the congestion window holds the flow short of the path with the buffers raised"
 	}
 	return ""
+}
+
+// cpuHeld says why the levers that cut CPU per byte are worth a try: in
+// a direction the flow falls short of the path while a core of this
+// host ran flat out in most of its trials ("" when not).
+func (r *runner) cpuHeld(c *Candidate) string {
+	for _, d := range r.res.Controllable {
+		n, hot := 0, 0
+		var core *cores.Load
+		for _, t := range c.Trials {
+			if t.Direction != d {
+				continue
+			}
+			n++
+			if t.Core != nil {
+				hot++
+				core = t.Core
+			}
+		}
+		if n > 0 && 2*hot > n && r.res.Goodput > 0 && !r.good(c, d) {
+			return fmt.Sprintf("%s: a core ran flat out in %d of %d trials (%s) short of the path", d, hot, n, core)
+		}
+	}
+	return ""
+}
+
+// cpuLevers tries, with the choice's buffers, the application settings
+// that cut CPU per byte or spread it over cores: 4 parallel streams and
+// zero-copy sends (-Z). They are reported, not applied (the application
+// sets them); a larger MTU, the other lever, is tune's jumbo step.
+func (r *runner) cpuLevers(ctx context.Context, choice *Candidate, why string) error {
+	res := r.res
+	r.pr.Stage("%s: trying parallel streams and zero-copy sends (trials of half the time)", why)
+	res.Steps = append(res.Steps, why+": trying -P 4 and -Z")
+	saved := r.o.Time
+	r.o.Time = max(saved/2, time.Second)
+	defer func() { r.o.Time = saved }()
+	for _, l := range []struct {
+		id, name, lever string
+		spec            TrialSpec
+	}{
+		{"parallel-4", "with -P 4", "4 parallel streams (-P 4)", TrialSpec{Parallel: 4}},
+		{"zerocopy", "with -Z", "zero-copy sends (-Z)", TrialSpec{ZeroCopy: true}},
+	} {
+		c := &Candidate{ID: l.id, Origin: OriginLever, Name: shortName(choice) + " " + l.name, Source: "CPU per byte (an application setting)", Settings: choice.Settings}
+		c.resolve(r.current)
+		res.Candidates = append(res.Candidates, c)
+		if err := r.screen(ctx, c, false, l.spec); err != nil {
+			return err
+		}
+		g, helped := r.helps(c, choice, r.res.Controllable)
+		res.Levers = append(res.Levers, Lever{Name: l.lever, Median: c.Score, Gain: g, Helped: helped})
+		c.Status = fmt.Sprintf("%.2f× the buffers' choice (an application setting: not applied)", g)
+	}
+	return nil
 }
 
 // levers tries what helps where the congestion window holds the flow

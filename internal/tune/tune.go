@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/cores"
 	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
@@ -55,6 +56,7 @@ type TrialSpec struct {
 	Omit       time.Duration // slow start, not counted
 	Parallel   int
 	Congestion string // per socket (-C); "" = the default
+	ZeroCopy   bool   // -Z: send with zero copy
 }
 
 // Trial is one test's outcome. Its rate is the payload the kernel
@@ -91,6 +93,12 @@ type Trial struct {
 	// Drops are the packets this host's queues dropped outside TCP
 	// during the trial (receive backlog, transmit queue), when any did.
 	Drops *drops.Counters `json:"host_drops,omitempty"`
+	// Core is the busiest core of this host during the trial, when it
+	// ran flat out (/proc/stat: host-wide, in a lab both ends and the
+	// link share it).
+	Core *cores.Load `json:"saturated_core,omitempty"`
+	// ZeroCopy: the trial sent with -Z.
+	ZeroCopy bool `json:"zerocopy,omitempty"`
 	// From and To bound the measured period (wall clock), so that the
 	// rate can be checked against another count (the lab's relay).
 	From time.Time `json:"from"`

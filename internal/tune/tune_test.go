@@ -14,6 +14,7 @@ import (
 
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/cores"
 	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/linkem"
 	"github.com/tcptune/tcptune/internal/pmtu"
@@ -56,6 +57,10 @@ type modelEnv struct {
 	// congestion window with retransmits (BBR on a lossy path, where the
 	// buffer still holds the retransmit queue).
 	hideBuffer bool
+	// cpuCap, when set, is what one stream moves with its core flat out
+	// (bit/s): -P spreads streams over two cores, -Z cuts CPU per byte
+	// by a third.
+	cpuCap float64
 }
 
 func newModel(rate float64, rtt time.Duration, rmem, wmem string) *modelEnv {
@@ -107,6 +112,16 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 			bps   float64
 		}{attrib.Network, c * m.goodputNow() * float64(max(s.Parallel, 1))})
 	}
+	if m.cpuCap > 0 {
+		c := m.cpuCap * float64(min(max(s.Parallel, 1), 2))
+		if s.ZeroCopy {
+			c *= 1.5
+		}
+		caps = append(caps, struct {
+			limit attrib.Limit
+			bps   float64
+		}{attrib.CPU, c})
+	}
 	best := caps[0]
 	for _, c := range caps[1:] {
 		if c.bps < best.bps {
@@ -124,6 +139,9 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 	}
 	if m.backlogDrops > 0 && s.Direction == Reverse {
 		withDrops(&t, drops.Counters{Backlog: m.backlogDrops, Backlogs: 1000})
+	}
+	if best.limit == attrib.CPU {
+		withCores(&t, []cores.Load{{CPU: 0, Busy: 40}, {CPU: 1, Busy: 99, System: 80, User: 19}})
 	}
 	if m.stock && s.Direction == Reverse {
 		t.CountedBy, t.Limit, t.Verdict, t.Retransmits, t.Window, t.SndBuf = "receiver", string(attrib.Unknown), "limit attribution unavailable: no sender's view", -1, 0, 0
@@ -768,6 +786,42 @@ func TestBacklogDropsNamed(t *testing.T) {
 		if named := strings.Contains(tr.Verdict, "receive backlog dropped"); named != (tr.Direction == Reverse) || (tr.Drops != nil) != named {
 			t.Errorf("%s trial: verdict %q, drops %+v", tr.Direction, tr.Verdict, tr.Drops)
 		}
+	}
+}
+
+// A flow held by a saturated core, with buffers that already suffice:
+// the trials name the core, the search tries -P 4 and -Z and reports
+// both as application settings, and no buffer setting is kept for it.
+func TestCPUHeldTriesCPULevers(t *testing.T) {
+	m := newModel(1e9, 2*time.Millisecond, "4096 131072 6291456", "4096 16384 4194304")
+	m.cpuCap = 500e6
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := strings.Join(res.Steps, "\n")
+	if !strings.Contains(steps, "a core ran flat out in") || !strings.Contains(steps, "cpu1 99% busy") {
+		t.Fatalf("steps:\n%s", steps)
+	}
+	for _, tr := range res.Baseline().Trials {
+		if tr.Core == nil || !strings.Contains(tr.Verdict, "a core ran flat out: cpu1 99% busy (softirq 0%, system 80%, user 19%)") {
+			t.Errorf("baseline trial: core %+v, verdict %q", tr.Core, tr.Verdict)
+		}
+	}
+	helped := map[string]float64{}
+	for _, l := range res.Levers {
+		if l.Helped {
+			helped[l.Name] = l.Gain
+		}
+	}
+	if g := helped["4 parallel streams (-P 4)"]; g < 1.8 {
+		t.Errorf("-P 4: %.2f×, want about 1.9× (levers %+v)", g, res.Levers)
+	}
+	if g := helped["zero-copy sends (-Z)"]; g < 1.4 || g > 1.6 {
+		t.Errorf("-Z: %.2f×, want 1.5× (levers %+v)", g, res.Levers)
+	}
+	if res.Kept {
+		t.Errorf("kept %s for a CPU-held flow", res.ChoiceID)
 	}
 }
 
