@@ -55,6 +55,9 @@ type Candidate struct {
 	// with the reason.
 	Skipped  []string `json:"skipped,omitempty"`
 	Baseline bool     `json:"baseline,omitempty"`
+	// App marks a lever that is an application setting (-P, -Z): it is
+	// measured and reported, never the choice.
+	App bool `json:"application,omitempty"`
 	// Cautions name settings the knob catalogue marks harmful in ways a
 	// throughput test may not show (SACK off); such a candidate is
 	// measured for comparison but never chosen.

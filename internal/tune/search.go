@@ -823,7 +823,7 @@ func (r *runner) cpuLevers(ctx context.Context, choice *Candidate, why string) e
 		{"parallel-4", "with -P 4", "4 parallel streams (-P 4)", TrialSpec{Parallel: 4}},
 		{"zerocopy", "with -Z", "zero-copy sends (-Z)", TrialSpec{ZeroCopy: true}},
 	} {
-		c := &Candidate{ID: l.id, Origin: OriginLever, Name: shortName(choice) + " " + l.name, Source: "CPU per byte (an application setting)", Settings: choice.Settings}
+		c := &Candidate{ID: l.id, Origin: OriginLever, Name: shortName(choice) + " " + l.name, Source: "CPU per byte (an application setting)", Settings: choice.Settings, App: true}
 		c.resolve(r.current)
 		res.Candidates = append(res.Candidates, c)
 		if err := r.screen(ctx, c, false, l.spec); err != nil {
@@ -868,7 +868,7 @@ func (r *runner) levers(ctx context.Context, choice *Candidate, why string) (*Ca
 			out = c
 		}
 	}
-	p := &Candidate{ID: "parallel-4", Origin: OriginLever, Name: shortName(choice) + " with -P 4", Source: "parallel streams (an application setting)", Settings: choice.Settings}
+	p := &Candidate{ID: "parallel-4", Origin: OriginLever, Name: shortName(choice) + " with -P 4", Source: "parallel streams (an application setting)", Settings: choice.Settings, App: true}
 	p.resolve(r.current)
 	res.Candidates = append(res.Candidates, p)
 	if err := r.screen(ctx, p, false, TrialSpec{Parallel: 4}); err != nil {

@@ -271,12 +271,36 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	}
 	res.AlreadyFull = false
 	pr.Stage("verifying %s with %s per direction, fresh", choice.Name, r.trialCount())
-	v := &Candidate{ID: "verify", Name: "verification (fresh trials)", Source: choice.Name, Settings: choice.Settings, Origin: OriginVerify, Congestion: choice.Congestion}
-	v.resolve(current)
-	res.Verify = v
-	if err := r.trials(ctx, v, o.Trials, o.Directions, TrialSpec{Congestion: choice.Congestion}); err != nil {
+	v, err := r.verify(ctx, choice)
+	if err != nil {
 		return res, err
 	}
+	alt, why, err := r.secondLook(ctx, choice, v)
+	if err != nil {
+		return res, err
+	}
+	if alt != nil {
+		pr.Stage("%s: verifying the runner-up, %s, fresh", why, alt.Name)
+		va, err := r.verify(ctx, alt)
+		if err != nil {
+			return res, err
+		}
+		// The verification that loses stays in the result, named for
+		// its candidate.
+		if g, better := r.helps(va, v, res.Controllable); better {
+			res.Steps = append(res.Steps, fmt.Sprintf("%s; the runner-up %s verified %.2f× better: it is the choice", why, alt.Name, g))
+			choice.Status = "its screening trial was lucky: verified short of it"
+			v.ID, v.Name = "verify-"+choice.ID, "verification of "+choice.Name
+			res.Candidates = append(res.Candidates, v)
+			choice, v = alt, va
+			res.ChoiceID = choice.ID
+		} else {
+			res.Steps = append(res.Steps, fmt.Sprintf("%s; the runner-up %s verified no better (%.2f×): the choice stays", why, alt.Name, g))
+			va.ID, va.Name = "verify-"+alt.ID, "verification of "+alt.Name
+			res.Candidates = append(res.Candidates, va)
+		}
+	}
+	res.Verify = v
 	if pm := res.PathMTU; pm != nil {
 		if t, ok := medianTrial(v, res.Controllable[0]); ok {
 			pm.MSSAfter = t.MSS
@@ -294,6 +318,65 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		res.Applied, res.BackupID = true, id
 	}
 	return res, nil
+}
+
+// verify runs fresh trials of c.
+func (r *runner) verify(ctx context.Context, c *Candidate) (*Candidate, error) {
+	v := &Candidate{ID: "verify", Name: "verification (fresh trials)", Source: c.Name, Settings: c.Settings, Origin: OriginVerify, Congestion: c.Congestion}
+	v.resolve(r.current)
+	r.res.Verify = v
+	err := r.trials(ctx, v, r.o.Trials, r.o.Directions, TrialSpec{Congestion: c.Congestion})
+	return v, err
+}
+
+// luckyShortfall is how far a verification may fall below the choice's
+// screening before the screening counts as lucky (at least this, or
+// twice the baseline's spread): cubic behind a shallow queue is bimodal,
+// and one screening trial can catch its good mode.
+const luckyShortfall = 0.20
+
+// secondLook finds what to verify besides the choice when its fresh
+// trials v fell far below what its screening promised in a direction
+// this host controls (a lucky screening trial): the best other
+// candidate tune could choose (not an application setting, no caution)
+// whose screening there beat the verification by more than the noise;
+// failing that, when the verification shows the congestion window
+// holding the flow short of the path, the levers, judged against the
+// verification. It returns nil when the verification kept its promise
+// or nothing else is worth verifying; why says what fell short.
+func (r *runner) secondLook(ctx context.Context, choice, v *Candidate) (*Candidate, string, error) {
+	short := max(luckyShortfall, 2*r.tol)
+	for _, d := range r.res.Controllable {
+		promised, got := choice.Summary[d], v.Summary[d]
+		if promised.N == 0 || got.N == 0 || got.Median >= (1-short)*promised.Median {
+			continue
+		}
+		why := fmt.Sprintf("%s: %s was verified at %s, %.0f%% below its screening (%s)", d, choice.Name, rate(got.Median), 100*(1-got.Median/promised.Median), rate(promised.Median))
+		var best *Candidate
+		for _, c := range r.res.Candidates {
+			if c == choice || c.Baseline || c.App || c.SameAs != "" || len(c.Cautions) > 0 || (c.Origin != OriginSearch && c.Origin != OriginLever) {
+				continue
+			}
+			if s := c.Summary[d]; s.N > 0 && s.Median > (1+max(r.tol, minGain))*got.Median && (best == nil || s.Median > best.Summary[d].Median) {
+				best = c
+			}
+		}
+		if best != nil {
+			return best, why, nil
+		}
+		if held := r.windowHeld(v, false); held != "" {
+			ref := *choice
+			ref.Trials, ref.Summary = v.Trials, v.Summary
+			lever, err := r.levers(ctx, &ref, why+"; "+held)
+			if err != nil || lever == &ref {
+				return nil, "", err
+			}
+			return lever, why, nil
+		}
+		r.res.Steps = append(r.res.Steps, why+": nothing else to verify")
+		return nil, "", nil
+	}
+	return nil, "", nil
 }
 
 // rate fixes the path's rate and goodput: given, the lab's, or
