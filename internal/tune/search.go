@@ -713,7 +713,10 @@ func (r *runner) retrim(ctx context.Context, choice *Candidate) (*Candidate, err
 			return nil, err
 		}
 		if lower == choice {
-			break
+			// Not monotonic: BBR behind a shallow queue can lose at
+			// 2.3 × BDP (more in flight overfills the queue) and fill
+			// the path at 1.5; the next level is tried too.
+			continue
 		}
 		// A lever's note (a default the namespace refused: -C per
 		// socket) holds for its lowered buffers too.
@@ -844,6 +847,7 @@ func (r *runner) cpuLevers(ctx context.Context, choice *Candidate, why string) e
 // per socket, reported as -C).
 func (r *runner) levers(ctx context.Context, choice *Candidate, why string) (*Candidate, error) {
 	res := r.res
+	r.leversRan = true
 	r.pr.Stage("%s: trying the congestion control and parallel streams (trials of half the time)", why)
 	saved := r.o.Time
 	r.o.Time = max(saved/2, time.Second)
@@ -851,21 +855,42 @@ func (r *runner) levers(ctx context.Context, choice *Candidate, why string) (*Ca
 	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
 	cur := r.congestion()
 	out := choice
+	// Without loss, a control that did not help with the choice's
+	// buffers gets one more trial with exactly leverFloor × BDP: BBR
+	// behind a shallow queue overfills it with more (cubic's choice of
+	// 2 × BDP made BBR read 1.04×, where 1.5 × BDP fills the path).
+	exactToo := !r.lossy(choice)
 	for _, cc := range strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]) {
 		if cc == cur {
 			continue
 		}
-		c := &Candidate{ID: "cc-" + cc, Origin: OriginLever, Name: fmt.Sprintf("%s with -C %s", shortName(choice), cc), Source: "congestion control per socket", Settings: choice.Settings, Congestion: cc}
-		c.resolve(r.current)
-		res.Candidates = append(res.Candidates, c)
-		if err := r.screen(ctx, c, false, TrialSpec{Congestion: cc}); err != nil {
-			return nil, err
-		}
-		gain, helped := r.helps(c, choice, r.sends())
-		res.Levers = append(res.Levers, Lever{Name: "congestion control " + cc, Median: c.Score, Gain: gain, Helped: helped})
-		c.Status = fmt.Sprintf("%.2f× the buffers' choice", gain)
-		if g, _ := r.helps(c, out, r.sends()); helped && (out == choice || g > 1) {
-			out = c
+		for _, exact := range []bool{false, true} {
+			settings, name, _ := r.leverBuffers(choice, cc, exact)
+			id := "cc-" + cc
+			if exact {
+				if !exactToo {
+					break
+				}
+				id += "-floor"
+			}
+			c := &Candidate{ID: id, Origin: OriginLever, Name: fmt.Sprintf("%s with -C %s", name, cc), Source: "congestion control per socket", Settings: settings, Congestion: cc}
+			c.resolve(r.current)
+			if exact && at(c) == at(res.Candidates[len(res.Candidates)-1]) {
+				break // the first trial had these buffers
+			}
+			res.Candidates = append(res.Candidates, c)
+			if err := r.screen(ctx, c, false, TrialSpec{Congestion: cc}); err != nil {
+				return nil, err
+			}
+			gain, helped := r.helps(c, choice, r.sends())
+			res.Levers = append(res.Levers, Lever{Name: "congestion control " + cc + " (" + name + ")", Median: c.Score, Gain: gain, Helped: helped})
+			c.Status = fmt.Sprintf("%.2f× the buffers' choice", gain)
+			if g, _ := r.helps(c, out, r.sends()); helped && (out == choice || g > 1) {
+				out = c
+			}
+			if helped {
+				break
+			}
 		}
 	}
 	p := &Candidate{ID: "parallel-4", Origin: OriginLever, Name: shortName(choice) + " with -P 4", Source: "parallel streams (an application setting)", Settings: choice.Settings, App: true}
@@ -890,6 +915,42 @@ func (r *runner) levers(ctx context.Context, choice *Candidate, why string) (*Ca
 		}
 	}
 	return out, nil
+}
+
+// leverFloor is the least buffer, in BDPs, a congestion control lever
+// is tried with: the choice's buffers were trimmed for the current
+// control, and one that paces at the bottleneck (BBR) needs the BDP
+// with headroom, or it reads as no help where it is the best (cubic
+// behind a shallow queue trimmed to 0.84 × BDP made BBR look 0.89×).
+// The re-trim lowers them again when the lever is chosen.
+const leverFloor = 1.5
+
+// leverBuffers is the settings, name and point a congestion control
+// lever is tried with: the choice's, with tcp_rmem and tcp_wmem maxima
+// raised to leverFloor × BDP where they are below it; exact: both at
+// leverFloor × BDP.
+func (r *runner) leverBuffers(choice *Candidate, cc string, exact bool) ([]Setting, string, point) {
+	floor := roundUp(leverFloor * float64(r.res.BDP))
+	p := at(choice)
+	q := point{max(p.R, floor), max(p.W, floor)}
+	if exact {
+		q = point{floor, floor}
+	}
+	if q == p || r.res.BDP <= 0 {
+		return choice.Settings, shortName(choice), p
+	}
+	seq := r.seq
+	lc := r.candidate(q, reasons(choice, p, q, func(string, int64) string {
+		return fmt.Sprintf("raised to %s for %s, which needs the path's BDP with headroom", r.multiple(floor), cc)
+	}))
+	r.seq = seq // only its settings are wanted
+	var out []Setting
+	for _, st := range choice.Settings {
+		if st.Key != keyRmem && st.Key != keyWmem {
+			out = append(out, st)
+		}
+	}
+	return append(out, lc.Settings...), lc.Name, q
 }
 
 // helps is a lever's gain over ref: its best ratio of medians over the

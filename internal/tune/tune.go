@@ -340,9 +340,9 @@ const luckyShortfall = 0.20
 // this host controls (a lucky screening trial): the best other
 // candidate tune could choose (not an application setting, no caution)
 // whose screening there beat the verification by more than the noise;
-// failing that, when the verification shows the congestion window
-// holding the flow short of the path, the levers, judged against the
-// verification. It returns nil when the verification kept its promise
+// but first, when the verification shows the congestion window holding
+// the flow short of the path and the levers have not run, the lever
+// that helps most against the verification. It returns nil when the verification kept its promise
 // or nothing else is worth verifying; why says what fell short.
 func (r *runner) secondLook(ctx context.Context, choice, v *Candidate) (*Candidate, string, error) {
 	short := max(luckyShortfall, 2*r.tol)
@@ -352,6 +352,21 @@ func (r *runner) secondLook(ctx context.Context, choice, v *Candidate) (*Candida
 			continue
 		}
 		why := fmt.Sprintf("%s: %s was verified at %s, %.0f%% below its screening (%s)", d, choice.Name, rate(got.Median), 100*(1-got.Median/promised.Median), rate(promised.Median))
+		// The window holding the verified flow: the levers first (a
+		// runner-up with the same congestion control shares its luck),
+		// then their choice's buffers re-trimmed.
+		if held := r.windowHeld(v, false); held != "" && !r.leversRan {
+			ref := *choice
+			ref.Trials, ref.Summary = v.Trials, v.Summary
+			lever, err := r.levers(ctx, &ref, why+"; "+held)
+			if err != nil {
+				return nil, "", err
+			}
+			if lever != &ref {
+				lever, err = r.retrim(ctx, lever)
+				return lever, why, err
+			}
+		}
 		var best *Candidate
 		for _, c := range r.res.Candidates {
 			if c == choice || c.Baseline || c.App || c.SameAs != "" || len(c.Cautions) > 0 || (c.Origin != OriginSearch && c.Origin != OriginLever) {
@@ -363,15 +378,6 @@ func (r *runner) secondLook(ctx context.Context, choice, v *Candidate) (*Candida
 		}
 		if best != nil {
 			return best, why, nil
-		}
-		if held := r.windowHeld(v, false); held != "" {
-			ref := *choice
-			ref.Trials, ref.Summary = v.Trials, v.Summary
-			lever, err := r.levers(ctx, &ref, why+"; "+held)
-			if err != nil || lever == &ref {
-				return nil, "", err
-			}
-			return lever, why, nil
 		}
 		r.res.Steps = append(r.res.Steps, why+": nothing else to verify")
 		return nil, "", nil
@@ -440,6 +446,8 @@ type runner struct {
 	// dropsNoted: the steps already say that the host's queues dropped.
 	dropsNoted bool
 	tol        float64 // the plateau's tolerance (see tolerance)
+	// leversRan: the levers were tried (they run once).
+	leversRan bool
 	// best is the best median seen per direction (see note); paid says
 	// which knobs' raises gained in the direction that asked for them.
 	best map[Direction]float64

@@ -1040,3 +1040,55 @@ func TestJumboHostsOnABlackHole(t *testing.T) {
 		t.Fatalf("a path that carries 9000: %v, %d trials", err, l.trials)
 	}
 }
+
+// A congestion control lever is tried with at least 1.5 × BDP of
+// buffer: the choice's were trimmed for the current control (cubic
+// behind a shallow queue, 0.84 × BDP), where BBR reads as no help. A
+// choice already above keeps its own.
+func TestLeverBuffersFloor(t *testing.T) {
+	cur := map[string]string{keyRmem: "4096 131072 6291456", keyWmem: "4096 16384 4194304"}
+	r := &runner{model: window.Linux66, current: cur, res: &Result{BDP: 5_000_000}}
+	low := &Candidate{ID: "search-2", Name: "rmem 1.26 × BDP, wmem 0.84 × BDP", Settings: []Setting{{Key: keyRmem, Value: "4096 131072 6291456"}}}
+	low.resolve(cur)
+	settings, name, _ := r.leverBuffers(low, "bbr", false)
+	c := &Candidate{Settings: settings}
+	c.resolve(cur)
+	floor := roundUp(1.5 * 5_000_000)
+	if c.RmemMax != floor || c.WmemMax != floor || !strings.Contains(name, "1.5") || r.seq != 0 {
+		t.Fatalf("raised: rmem %d wmem %d (want %d), name %q, seq %d", c.RmemMax, c.WmemMax, floor, name, r.seq)
+	}
+	high := &Candidate{ID: "search-3", Name: "rmem 3 × BDP, wmem 3 × BDP", Settings: []Setting{{Key: keyRmem, Value: "4096 131072 15000000"}, {Key: keyWmem, Value: "4096 16384 15000000"}}}
+	high.resolve(cur)
+	if settings, name, _ := r.leverBuffers(high, "bbr", false); len(settings) != 2 || settings[1].Value != "4096 16384 15000000" || name != high.Name {
+		t.Fatalf("a choice above the floor changed: %+v %q", settings, name)
+	}
+}
+
+// BBR behind a shallow queue is not monotonic in its buffer: at 2.3 ×
+// BDP it overfills the queue and loses, at 1.5 × BDP it fills the path.
+// The re-trim for a chosen control tries the next level when one fails
+// (it stopped at the first failure before, keeping 3 × BDP).
+func TestRetrimPastAFailedLevel(t *testing.T) {
+	m := newModel(300e6, 150*time.Millisecond, "4096 131072 17000000", "4096 16384 17000000") // 3 × BDP
+	m.lossCap = map[string]float64{"cubic": 0.45, "reno": 0.3, "bbr": 0.95}
+	bdpBytes := float64(300e6 / 8 * 0.150)
+	m.luck = func(cc string, wmem int64) float64 {
+		x := float64(wmem) / bdpBytes
+		switch {
+		case cc == "bbr" && x > 1.6 && x < 2.5:
+			return 0.8
+		case cc == "cubic" && x < 2.5: // so that cubic's trim keeps 3 × BDP
+			return 0.8
+		}
+		return 1
+	}
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := res.Choice()
+	t.Logf("choice %s (%s): rmem %.2f, wmem %.2f × BDP; steps:\n%s", ch.ID, ch.Congestion, float64(ch.RmemMax)/float64(res.BDP), float64(ch.WmemMax)/float64(res.BDP), strings.Join(res.Steps, "\n"))
+	if ch.Congestion != "bbr" || ch.WmemMax > roundUp(1.5*float64(res.BDP)) {
+		t.Errorf("choice %s with %q: wmem %.2f × BDP, want bbr at 1.5 × BDP", ch.ID, ch.Congestion, float64(ch.WmemMax)/float64(res.BDP))
+	}
+}
