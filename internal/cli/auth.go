@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/tcptune/tcptune/internal/auth"
+	"github.com/tcptune/tcptune/internal/flagx"
 )
 
 // authFlags are iperf3's authentication flags (internal/auth).
@@ -25,7 +26,7 @@ func (a *authFlags) registerClient(fs *pflag.FlagSet) {
 func (a *authFlags) registerServer(fs *pflag.FlagSet) {
 	fs.StringVar(&a.privateKey, "rsa-private-key-path", "", "RSA private key (PEM) to decrypt clients' credentials; requires --authorized-users-path")
 	fs.StringVar(&a.usersPath, "authorized-users-path", "", "file of authorized users, lines of user,sha256(\"{user}password\") in hex")
-	intVarP(fs, &a.skew, "time-skew-threshold", "", 10, 1, 86400, "seconds", "largest difference between the client's and the server's clocks, in seconds")
+	flagx.IntVarP(fs, &a.skew, "time-skew-threshold", "", 10, 1, 86400, "seconds", "largest difference between the client's and the server's clocks, in seconds")
 }
 
 func (a *authFlags) registerPadding(fs *pflag.FlagSet) {

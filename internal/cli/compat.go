@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/units"
 )
 
@@ -33,14 +31,14 @@ func (c *compatFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.dscp, "dscp", "", "set the IP DSCP value, 0-63 or symbolic (af11-af43, cs0-cs7, ef, va, le)")
 	fs.StringVar(&c.bindDev, "bind-dev", "", "bind to the network interface DEV with SO_BINDTODEVICE (Linux)")
 	fs.BoolVar(&c.repeating, "repeating-payload", false, "use a repeating pattern in the payload (accepted; the payload is never inspected)")
-	intVarP(fs, &c.sndTimeout, "snd-timeout", "", 0, 0, 86400000, "milliseconds", "timeout for unacknowledged TCP data, TCP_USER_TIMEOUT (ms, Linux)")
+	flagx.IntVarP(fs, &c.sndTimeout, "snd-timeout", "", 0, 0, 86400000, "milliseconds", "timeout for unacknowledged TCP data, TCP_USER_TIMEOUT (ms, Linux)")
 	fs.BoolVar(&c.gsro, "gsro", false, "enable UDP GSO/GRO (not supported by tcptune: accepted with a warning)")
 	fs.BoolVarP(&c.mptcp, "mptcp", "m", false, "use MPTCP (not supported by tcptune)")
 	fs.StringVarP(&c.file, "file", "F", "", "transmit or receive a file (not supported by tcptune)")
 	fs.StringVar(&c.pacingTimer, "pacing-timer", "", "the server's pacing timer in microseconds, e.g. 1000, 1K (default 1000)")
 	fs.BoolVar(&c.sctp, "sctp", false, "use SCTP (not supported by tcptune)")
 	fs.StringVarP(&c.xbind, "xbind", "X", "", "bind SCTP associations to links (not supported by tcptune)")
-	intVarP(fs, &c.nstreams, "nstreams", "", 0, 0, 65535, "streams", "number of SCTP streams (not supported by tcptune)")
+	flagx.IntVarP(fs, &c.nstreams, "nstreams", "", 0, 0, 65535, "streams", "number of SCTP streams (not supported by tcptune)")
 }
 
 // apply refuses what tcptune cannot do, in iperf3's words, warns about
@@ -58,7 +56,7 @@ func (c *compatFlags) apply(o *client.Options, warn io.Writer) error {
 		fmt.Fprintln(warn, "warning: --gsro: UDP GSO/GRO is not supported by tcptune; ignored")
 	}
 	if c.dscp != "" {
-		d, err := parseDSCP(c.dscp)
+		d, err := flagx.ParseDSCP(c.dscp)
 		if err != nil {
 			return err
 		}
@@ -73,66 +71,4 @@ func (c *compatFlags) apply(o *client.Options, warn io.Writer) error {
 	}
 	o.Device, o.SndTimeout = c.bindDev, c.sndTimeout
 	return o.Params.Validate()
-}
-
-// dscpNames are RFC 4594's DSCP names, as iperf3 takes them.
-var dscpNames = map[string]int{
-	"cs0": 0, "cs1": 8, "cs2": 16, "cs3": 24, "cs4": 32, "cs5": 40, "cs6": 48, "cs7": 56,
-	"af11": 10, "af12": 12, "af13": 14, "af21": 18, "af22": 20, "af23": 22,
-	"af31": 26, "af32": 28, "af33": 30, "af41": 34, "af42": 36, "af43": 38,
-	"ef": 46, "va": 44, "le": 1,
-}
-
-// parseDSCP reads --dscp: 0-63 (decimal, 0x hex, 0 octal) or a name.
-func parseDSCP(s string) (int, error) {
-	if v, ok := dscpNames[strings.ToLower(s)]; ok {
-		return v, nil
-	}
-	v, err := strconv.ParseInt(s, 0, 32)
-	if err != nil || v < 0 || v > 63 {
-		return 0, fmt.Errorf("--dscp: accepts 0-63 or a name (af11-af43, cs0-cs7, ef, va, le) (got %q)", s)
-	}
-	return int(v), nil
-}
-
-// expandPrefixes spells out long options given as an unambiguous prefix
-// (--bid for --bidir), as getopt_long allows iperf3's users; an exact
-// name always wins. A prefix that fits several is refused with
-// getopt_long's words. Arguments after "--" are left alone.
-func expandPrefixes(fs *pflag.FlagSet, args []string) ([]string, error) {
-	out := make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i:]...), nil
-		}
-		if !strings.HasPrefix(a, "--") || len(a) == 2 {
-			out = append(out, a)
-			continue
-		}
-		name, val, hasVal := strings.Cut(a[2:], "=")
-		if fs.Lookup(name) != nil {
-			out = append(out, a)
-			continue
-		}
-		var fits []string
-		fs.VisitAll(func(f *pflag.Flag) {
-			if strings.HasPrefix(f.Name, name) && !f.Hidden {
-				fits = append(fits, f.Name)
-			}
-		})
-		switch len(fits) {
-		case 0:
-			out = append(out, a) // pflag says it is unknown
-		case 1:
-			if hasVal {
-				out = append(out, "--"+fits[0]+"="+val)
-			} else {
-				out = append(out, "--"+fits[0])
-			}
-		default:
-			sort.Strings(fits)
-			return nil, fmt.Errorf("option '--%s' is ambiguous; possibilities: '--%s'", name, strings.Join(fits, "' '--"))
-		}
-	}
-	return out, nil
 }

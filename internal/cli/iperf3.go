@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/daemon"
+	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/server"
 	"github.com/tcptune/tcptune/internal/version"
@@ -95,17 +96,17 @@ func newIperf3Cmd(args []string) *cobra.Command {
 	fs.StringVarP(&b.host, "client", "c", "", "run in client mode, connecting to HOST")
 	b.register(fs)
 	fs.BoolVarP(&s.oneOff, "one-off", "1", false, "handle one client connection then exit")
-	intVarP(fs, &s.maxTests, "max-tests", "", 1, 1, 1024, "tests", "tests served at once (iperf3 serves one)")
-	intVarP(fs, &s.maxDuration, "server-max-duration", "", 0, 0, 86400, "seconds", "refuse timed tests longer than this and end -n/-k tests at it (0 = no limit, as iperf3)")
-	intVarP(fs, &s.perClient, "max-tests-per-client", "", 2, 1, 1024, "tests", "tests one client address may run at once (with --max-tests)")
+	flagx.IntVarP(fs, &s.maxTests, "max-tests", "", 1, 1, 1024, "tests", "tests served at once (iperf3 serves one)")
+	flagx.IntVarP(fs, &s.maxDuration, "server-max-duration", "", 0, 0, 86400, "seconds", "refuse timed tests longer than this and end -n/-k tests at it (0 = no limit, as iperf3)")
+	flagx.IntVarP(fs, &s.perClient, "max-tests-per-client", "", 2, 1, 1024, "tests", "tests one client address may run at once (with --max-tests)")
 	s.auth.registerServer(fs)
-	intVarP(fs, &s.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "idle timeout for receiving data (ms)")
+	flagx.IntVarP(fs, &s.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "idle timeout for receiving data (ms)")
 	fs.BoolVarP(&pf.version, "version", "v", false, "print the version (iperf 3.22 (tcptune X.Y.Z)) and exit")
 	fs.BoolVarP(&pf.daemon, "daemon", "D", false, "run the server in the background as a daemon ("+runtime.GOOS+": "+daemonSupport()+")")
 	fs.StringVar(&pf.logfile, "logfile", "", "send output (and errors) to this file, appending")
 	fs.StringVarP(&pf.pidfile, "pidfile", "I", "", "write the process ID to this file while running")
 	fs.StringVar(&pf.serverLimit, "server-bitrate-limit", "", "server's total bit rate limit (not supported by tcptune)")
-	intVarP(fs, &pf.idleTimeout, "idle-timeout", "", 0, 0, 86400, "seconds", "restart an idle server after this many seconds (accepted with a warning: every read has its own deadline)")
+	flagx.IntVarP(fs, &pf.idleTimeout, "idle-timeout", "", 0, 0, 86400, "seconds", "restart an idle server after this many seconds (accepted with a warning: every read has its own deadline)")
 	fs.BoolVar(&pf.forceFlush, "forceflush", false, "flush output at every interval (tcptune never buffers output, so always)")
 	cmd.SetFlagErrorFunc(flagError)
 	return cmd

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/advise"
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/knobs"
 	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/show"
@@ -59,8 +60,8 @@ func newAdviseCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&rate, "rate", "", "path or NIC rate, e.g. 1gbit, 10G")
 	f.StringVar(&rtt, "rtt", "", "round-trip time, e.g. 50ms")
-	intVarP(f, &streams, "streams", "", 1, 1, 1024, "streams", "parallel streams per transfer")
-	intVarP(f, &conns, "connections", "", 100, 1, 10000000, "connections", "concurrent connections on the host (for the memory budget)")
+	flagx.IntVarP(f, &streams, "streams", "", 1, 1, 1024, "streams", "parallel streams per transfer")
+	flagx.IntVarP(f, &conns, "connections", "", 100, 1, 10000000, "connections", "concurrent connections on the host (for the memory budget)")
 	f.StringVar(&memory, "memory", "", "host RAM (default: this host's, when advising for its own OS)")
 	f.StringVar(&role, "role", "host", "host, storage, firewall or router")
 	f.StringVar(&osName, "os", "linux", "linux, freebsd, solaris10, solaris11, macos or windows")

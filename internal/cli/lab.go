@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/lab"
 	"github.com/tcptune/tcptune/internal/units"
 )
@@ -23,8 +24,8 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.rtt, "rtt", "50ms", "round-trip time, e.g. 50ms, 0.2s (half each way)")
 	fs.StringVar(&f.loss, "loss", "0", "random loss per segment, e.g. 0.01% or 0.0001")
 	fs.StringVar(&f.queue, "queue", "1bdp", "drop-tail queue: a multiple of the BDP (1bdp; at least 256 KB) or bytes (4M)")
-	intVarP(fs, &f.mtu, "mtu", "", 1500, 576, 65000, "bytes", "MTU of the hosts' interfaces")
-	intVarP(fs, &f.pathMTU, "path-mtu", "", 0, 0, 65000, "bytes", "largest packet the path carries (0 = --mtu); a larger one with DF gets an ICMP \"fragmentation needed\" from a router on the path")
+	flagx.IntVarP(fs, &f.mtu, "mtu", "", 1500, 576, 65000, "bytes", "MTU of the hosts' interfaces")
+	flagx.IntVarP(fs, &f.pathMTU, "path-mtu", "", 0, 0, 65000, "bytes", "largest packet the path carries (0 = --mtu); a larger one with DF gets an ICMP \"fragmentation needed\" from a router on the path")
 	fs.BoolVar(&f.blackhole, "pmtu-blackhole", false, "with --path-mtu: drop larger packets silently, as a misconfigured switch or a firewall that eats ICMP does")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the random loss, to repeat a run (0 = from the clock; lab ls --json shows it)")
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/probe"
 	"github.com/tcptune/tcptune/internal/stats"
 )
@@ -38,9 +39,9 @@ func newPingCmd() *cobra.Command {
 			return nil
 		},
 	}
-	intVarP(cmd.Flags(), &port, "port", "p", 9, 1, 65535, "a port", "TCP port to connect to (a closed port answers with RST)")
-	intVarP(cmd.Flags(), &count, "count", "c", 10, 1, 100000, "probes", "number of probes")
-	secondsVarP(cmd.Flags(), &interval, "interval", "i", 200*time.Millisecond, time.Millisecond, time.Minute, false, "time between probes")
+	flagx.IntVarP(cmd.Flags(), &port, "port", "p", 9, 1, 65535, "a port", "TCP port to connect to (a closed port answers with RST)")
+	flagx.IntVarP(cmd.Flags(), &count, "count", "c", 10, 1, 100000, "probes", "number of probes")
+	flagx.SecondsVarP(cmd.Flags(), &interval, "interval", "i", 200*time.Millisecond, time.Millisecond, time.Minute, false, "time between probes")
 	cmd.Flags().BoolVarP(&asJSON, "json", "J", false, "print the samples and their summary as JSON")
 	return cmd
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/version"
 )
 
@@ -74,7 +75,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if c, _, err := cmd.Find(args[1:]); err == nil && c != nil {
 		target = c
 	}
-	rest, err := expandPrefixes(target.Flags(), args[1:])
+	rest, err := flagx.ExpandPrefixes(target.Flags(), args[1:])
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error - %v\n", name, err)
 		return 1

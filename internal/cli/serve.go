@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/metricsrv"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/servemetrics"
@@ -31,16 +32,16 @@ type serveFlags struct {
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
-	intVarP(fs, &f.port, "port", "p", wire.DefaultPort, 1, 65535, "a port", "server port to listen on")
+	flagx.IntVarP(fs, &f.port, "port", "p", wire.DefaultPort, 1, 65535, "a port", "server port to listen on")
 	fs.StringVarP(&f.bind, "bind", "B", "", "bind to the interface associated with this address")
 	fs.BoolVarP(&f.oneOff, "one-off", "1", false, "handle one client connection, then exit")
 	fs.BoolVarP(&f.json, "json", "J", false, "output one JSON document per test (and JSON log lines on stderr)")
-	intVarP(fs, &f.maxTests, "max-tests", "", 4, 1, 1024, "tests", "tests served at once; past that, refuse like a busy iperf3")
-	intVarP(fs, &f.perClient, "max-tests-per-client", "", 2, 1, 1024, "tests", "tests one client address may run at once")
-	intVarP(fs, &f.maxDuration, "server-max-duration", "", 3600, 0, wire.MaxDuration, "seconds", "refuse timed tests longer than this and end -n/-k tests at it (0 = no limit)")
-	secondsVarP(fs, &f.interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")
-	intVarP(fs, &f.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "abort a test when no data moves for this long (ms)")
-	fs.VarP(&formatValue{&f.format}, "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
+	flagx.IntVarP(fs, &f.maxTests, "max-tests", "", 4, 1, 1024, "tests", "tests served at once; past that, refuse like a busy iperf3")
+	flagx.IntVarP(fs, &f.perClient, "max-tests-per-client", "", 2, 1, 1024, "tests", "tests one client address may run at once")
+	flagx.IntVarP(fs, &f.maxDuration, "server-max-duration", "", 3600, 0, wire.MaxDuration, "seconds", "refuse timed tests longer than this and end -n/-k tests at it (0 = no limit)")
+	flagx.SecondsVarP(fs, &f.interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")
+	flagx.IntVarP(fs, &f.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "abort a test when no data moves for this long (ms)")
+	fs.VarP(flagx.Format(&f.format), "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
 	f.auth.registerServer(fs)
 	f.auth.registerPadding(fs)
 	fs.StringVar(&f.prometheus, "prometheus", "", "also serve each finished test as Prometheus metrics on [HOST]:PORT (loopback unless HOST is given; e.g. :9466)")

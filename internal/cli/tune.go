@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/tune"
 	"github.com/tcptune/tcptune/internal/units"
 )
@@ -127,10 +128,10 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 	link.register(fs)
 	fs.StringVar(&name, "name", "", "lab link name (default tunePID)")
 	fs.StringVar(&peer, "peer", "", "tune this host against the tcptune or iperf3 server at HOST")
-	intVarP(fs, &port, "port", "p", 5201, 1, 65535, "a port", "the server's port")
-	intVarP(fs, &trials, "trials", "", 3, 2, 50, "trials", "trials per candidate and direction")
-	secondsVarP(fs, &dur, "time", "t", 5*time.Second, time.Second, time.Hour, false, "measured seconds per trial (fractions allowed)")
-	secondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial, fractions allowed (0 = max(1 s, 10 × RTT))")
+	flagx.IntVarP(fs, &port, "port", "p", 5201, 1, 65535, "a port", "the server's port")
+	flagx.IntVarP(fs, &trials, "trials", "", 3, 2, 50, "trials", "trials per candidate and direction")
+	flagx.SecondsVarP(fs, &dur, "time", "t", 5*time.Second, time.Second, time.Hour, false, "measured seconds per trial (fractions allowed)")
+	flagx.SecondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial, fractions allowed (0 = max(1 s, 10 × RTT))")
 	fs.BoolVar(&force, "force", false, "search even when the baseline already fills the path")
 	fs.BoolVar(&compare, "compare", false, "give the reference profiles full trials in every direction (default: one short trial each)")
 	fs.StringVarP(&congestion, "congestion", "C", "", "congestion control of every trial, per socket as iperf3 -C (in the lab: stands for hosts whose default it is)")

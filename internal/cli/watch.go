@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/watch"
 )
 
@@ -63,10 +64,10 @@ src, dst, state (e.g. "dport=5201 state=estab").`,
 		},
 	}
 	fs := cmd.Flags()
-	secondsVarP(fs, &interval, "interval", "i", time.Second, 100*time.Millisecond, time.Hour, false, "seconds between refreshes")
-	intVarP(fs, &port, "port", "p", 0, 0, 65535, "a port", "only sockets with this local or peer port")
+	flagx.SecondsVarP(fs, &interval, "interval", "i", time.Second, 100*time.Millisecond, time.Hour, false, "seconds between refreshes")
+	flagx.IntVarP(fs, &port, "port", "p", 0, 0, 65535, "a port", "only sockets with this local or peer port")
 	fs.StringVar(&filter, "filter", "", "only sockets matching EXPR: sport=N dport=N port=N src=IP dst=IP state=S")
-	intVarP(fs, &count, "count", "c", 0, 0, 1000000, "refreshes", "stop after N refreshes (0 = until interrupted)")
+	flagx.IntVarP(fs, &count, "count", "c", 0, 0, 1000000, "refreshes", "stop after N refreshes (0 = until interrupted)")
 	fs.StringVar(&netns, "netns", "", "watch inside this network namespace")
 	fs.BoolVarP(&asJSON, "json", "J", false, "one JSON object per refresh")
 	fs.StringVar(&promAddr, "prometheus", "", "also serve the figures as Prometheus metrics on [HOST]:PORT (loopback unless HOST is given; e.g. :9465)")

@@ -1,0 +1,233 @@
+// Package flagx holds command-line flag values that validate as they
+// parse, so that a bad flag gets one line naming the flag and what it
+// accepts (sizes, rates, seconds and bounded integers with units, as
+// iperf3's users write them), and getopt_long's habits that pflag lacks:
+// unambiguous prefixes of long options, and iperf3's DSCP names.
+package flagx
+
+import (
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/units"
+)
+
+type intValue struct {
+	p        *int
+	min, max int
+	what     string
+}
+
+func (v *intValue) String() string { return strconv.Itoa(*v.p) }
+func (v *intValue) Type() string   { return "int" }
+func (v *intValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < v.min || n > v.max {
+		return fmt.Errorf("accepts %s %d..%d", v.what, v.min, v.max)
+	}
+	*v.p = n
+	return nil
+}
+
+// IntVarP defines an int flag that accepts min..max (what names the unit
+// in the error: "streams", "seconds").
+func IntVarP(fs *pflag.FlagSet, p *int, name, short string, def, min, max int, what, usage string) {
+	*p = def
+	fs.VarP(&intValue{p: p, min: min, max: max, what: what}, name, short, usage)
+}
+
+type sizeValue struct {
+	p   *int64
+	max int64
+}
+
+func (v *sizeValue) String() string {
+	if *v.p == 0 {
+		return "0"
+	}
+	return strconv.FormatInt(*v.p, 10)
+}
+func (v *sizeValue) Type() string { return "size" }
+func (v *sizeValue) Set(s string) error {
+	n, err := units.ParseBytes(s)
+	if err != nil || (v.max > 0 && n > v.max) {
+		return fmt.Errorf("accepts a size in bytes up to %d, e.g. 256K, 4M, 4MiB, 4MB (K/M/G are binary, KB/MB/GB decimal)", v.max)
+	}
+	*v.p = n
+	return nil
+}
+
+// SizeVarP defines a byte-size flag (256K, 4M, 4MiB, 4MB) up to max.
+func SizeVarP(fs *pflag.FlagSet, p *int64, name, short string, max int64, usage string) {
+	fs.VarP(&sizeValue{p: p, max: max}, name, short, usage)
+}
+
+type rateValue struct{ p *float64 }
+
+func (v *rateValue) String() string { return strconv.FormatFloat(*v.p, 'f', -1, 64) }
+func (v *rateValue) Type() string   { return "rate" }
+func (v *rateValue) Set(s string) error {
+	// iperf3 allows "rate/burst"; the burst is accepted and ignored.
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			s = s[:i]
+			break
+		}
+	}
+	r, err := units.ParseRate(s)
+	if err != nil {
+		return fmt.Errorf("accepts a bit rate, e.g. 100M, 1gbit, 2.5G, 500mbit (0 = unlimited)")
+	}
+	*v.p = r
+	return nil
+}
+
+// RateVarP defines a bit-rate flag (100M, 1gbit; iperf3's "rate/burst"
+// takes the rate).
+func RateVarP(fs *pflag.FlagSet, p *float64, name, short string, usage string) {
+	fs.VarP(&rateValue{p: p}, name, short, usage)
+}
+
+type secondsValue struct {
+	p        *time.Duration
+	min, max time.Duration
+	zeroOK   bool
+}
+
+func (v *secondsValue) String() string { return strconv.FormatFloat(v.p.Seconds(), 'f', -1, 64) }
+func (v *secondsValue) Type() string   { return "seconds" }
+func (v *secondsValue) Set(s string) error {
+	d, err := units.ParseDuration(s)
+	if err == nil && ((d == 0 && v.zeroOK) || (d >= v.min && d <= v.max)) {
+		*v.p = d
+		return nil
+	}
+	zero := ""
+	if v.zeroOK {
+		zero = "0 or "
+	}
+	return fmt.Errorf("accepts %s%g..%g seconds (e.g. 1, 0.5, 500ms)", zero, v.min.Seconds(), v.max.Seconds())
+}
+
+// SecondsVarP defines a duration flag in seconds (1, 0.5, 500ms) within
+// min..max, or 0 when zeroOK.
+func SecondsVarP(fs *pflag.FlagSet, p *time.Duration, name, short string, def, min, max time.Duration, zeroOK bool, usage string) {
+	*p = def
+	fs.VarP(&secondsValue{p: p, min: min, max: max, zeroOK: zeroOK}, name, short, usage)
+}
+
+// Format is iperf3's -f: k m g t (bits), K M G T (bytes), a (adaptive:
+// stored as 0).
+func Format(p *byte) pflag.Value { return &formatValue{p} }
+
+type formatValue struct{ p *byte }
+
+func (v *formatValue) String() string {
+	if *v.p == 0 {
+		return "a"
+	}
+	return string(*v.p)
+}
+func (v *formatValue) Type() string { return "unit" }
+func (v *formatValue) Set(s string) error {
+	if len(s) != 1 || !containsByte("kmgtKMGTa", s[0]) {
+		return fmt.Errorf("accepts one of k, m, g, t (bits), K, M, G, T (bytes) or a (adaptive)")
+	}
+	*v.p = s[0]
+	return nil
+}
+
+func containsByte(s string, b byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == b {
+			return true
+		}
+	}
+	return false
+}
+
+// KeepAlive is --cntl-ka[=IDLE/INTERVAL/COUNT].
+func KeepAlive(p **net.KeepAliveConfig) pflag.Value { return &keepAliveValue{p} }
+
+type keepAliveValue struct{ p **net.KeepAliveConfig }
+
+func (v *keepAliveValue) String() string { return "" }
+func (v *keepAliveValue) Type() string   { return "idle/intv/cnt" }
+func (v *keepAliveValue) Set(s string) error {
+	ka, err := client.ParseKeepAlive(strings.TrimSpace(s))
+	if err != nil {
+		return err
+	}
+	*v.p = &ka
+	return nil
+}
+
+// dscpNames are RFC 4594's DSCP names, as iperf3 takes them.
+func dscpNames() map[string]int {
+	return map[string]int{
+	"cs0": 0, "cs1": 8, "cs2": 16, "cs3": 24, "cs4": 32, "cs5": 40, "cs6": 48, "cs7": 56,
+	"af11": 10, "af12": 12, "af13": 14, "af21": 18, "af22": 20, "af23": 22,
+	"af31": 26, "af32": 28, "af33": 30, "af41": 34, "af42": 36, "af43": 38,
+	"ef": 46, "va": 44, "le": 1,
+	}
+}
+
+// ParseDSCP reads --dscp: 0-63 (decimal, 0x hex, 0 octal) or a name.
+func ParseDSCP(s string) (int, error) {
+	if v, ok := dscpNames()[strings.ToLower(s)]; ok {
+		return v, nil
+	}
+	v, err := strconv.ParseInt(s, 0, 32)
+	if err != nil || v < 0 || v > 63 {
+		return 0, fmt.Errorf("--dscp: accepts 0-63 or a name (af11-af43, cs0-cs7, ef, va, le) (got %q)", s)
+	}
+	return int(v), nil
+}
+
+// ExpandPrefixes spells out long options given as an unambiguous prefix
+// (--bid for --bidir), as getopt_long allows iperf3's users; an exact
+// name always wins. A prefix that fits several is refused with
+// getopt_long's words. Arguments after "--" are left alone.
+func ExpandPrefixes(fs *pflag.FlagSet, args []string) ([]string, error) {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...), nil
+		}
+		if !strings.HasPrefix(a, "--") || len(a) == 2 {
+			out = append(out, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(a[2:], "=")
+		if fs.Lookup(name) != nil {
+			out = append(out, a)
+			continue
+		}
+		var fits []string
+		fs.VisitAll(func(f *pflag.Flag) {
+			if strings.HasPrefix(f.Name, name) && !f.Hidden {
+				fits = append(fits, f.Name)
+			}
+		})
+		switch len(fits) {
+		case 0:
+			out = append(out, a) // pflag says it is unknown
+		case 1:
+			if hasVal {
+				out = append(out, "--"+fits[0]+"="+val)
+			} else {
+				out = append(out, "--"+fits[0])
+			}
+		default:
+			sort.Strings(fits)
+			return nil, fmt.Errorf("option '--%s' is ambiguous; possibilities: '--%s'", name, strings.Join(fits, "' '--"))
+		}
+	}
+	return out, nil
+}

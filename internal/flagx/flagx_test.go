@@ -1,0 +1,73 @@
+package flagx
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Each value takes what iperf3's users write and refuses the rest with
+// one line saying what it accepts.
+func TestValues(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	var n int
+	var size int64
+	var rate float64
+	var d time.Duration
+	var unit byte
+	IntVarP(fs, &n, "parallel", "P", 1, 1, 128, "streams", "")
+	SizeVarP(fs, &size, "window", "w", 1<<30, "")
+	RateVarP(fs, &rate, "bitrate", "b", "")
+	SecondsVarP(fs, &d, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "")
+	fs.VarP(Format(&unit), "format", "f", "")
+	if err := fs.Parse([]string{"-P", "4", "-w", "4M", "-b", "100M/64", "-i", "0", "-f", "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 || size != 4<<20 || rate != 100e6 || d != 0 || unit != 'a' {
+		t.Fatalf("n %d size %d rate %g d %v unit %q", n, size, rate, d, unit)
+	}
+	for _, bad := range []struct{ args, want string }{
+		{"-P 0", "accepts streams 1..128"},
+		{"-w 2G", "accepts a size in bytes up to 1073741824"},
+		{"-b fast", "accepts a bit rate"},
+		{"-i 0.05", "accepts 0 or 0.1..60 seconds"},
+		{"-f x", "accepts one of k, m, g, t"},
+	} {
+		if err := fs.Parse(strings.Fields(bad.args)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v, want %q", bad.args, err, bad.want)
+		}
+	}
+}
+
+func TestParseDSCP(t *testing.T) {
+	for in, want := range map[string]int{"ef": 46, "AF41": 34, "0x2e": 46, "010": 8, "63": 63} {
+		if got, err := ParseDSCP(in); err != nil || got != want {
+			t.Errorf("%s: %d %v, want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"64", "-1", "gold"} {
+		if _, err := ParseDSCP(in); err == nil || !strings.HasPrefix(err.Error(), "--dscp: accepts 0-63") {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}
+
+// getopt_long's prefixes: an unambiguous one is spelled out (with its
+// value), an exact name wins, an ambiguous one is refused in getopt's
+// words, and nothing after "--" is touched.
+func TestExpandPrefixes(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.Bool("bidir", false, "")
+	fs.Bool("json", false, "")
+	fs.Bool("json-stream", false, "")
+	fs.String("title", "", "")
+	got, err := ExpandPrefixes(fs, []string{"--bid", "--tit=x", "--json", "-c", "h", "--", "--bid"})
+	if err != nil || strings.Join(got, " ") != "--bidir --title=x --json -c h -- --bid" {
+		t.Fatalf("%q %v", got, err)
+	}
+	if _, err := ExpandPrefixes(fs, []string{"--js"}); err == nil || err.Error() != "option '--js' is ambiguous; possibilities: '--json' '--json-stream'" {
+		t.Fatalf("ambiguous: %v", err)
+	}
+}
