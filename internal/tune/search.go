@@ -855,12 +855,14 @@ func (r *runner) levers(ctx context.Context, choice *Candidate, why string) (*Ca
 	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
 	cur := r.congestion()
 	out := choice
-	// Without loss, a control that did not help with the choice's
-	// buffers gets one more trial with exactly leverFloor × BDP: BBR
-	// behind a shallow queue overfills it with more (cubic's choice of
-	// 2 × BDP made BBR read 1.04×, where 1.5 × BDP fills the path).
-	exactToo := !r.lossy(choice)
 	for _, cc := range strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]) {
+		// A pacing control (BBR) that did not help with the choice's
+		// buffers gets one more trial with exactly leverFloor × BDP:
+		// behind a shallow queue it overfills it with more (cubic's
+		// choice of 2 × BDP made BBR read 1.04×, where 1.5 × BDP fills
+		// the path). Others grow their window by loss; the second trial
+		// would only cost time (4 screenings, 18 s on a lossy long path).
+		exactToo := strings.HasPrefix(cc, "bbr")
 		if cc == cur {
 			continue
 		}
