@@ -171,10 +171,10 @@ func (v *keepAliveValue) Set(s string) error {
 // dscpNames are RFC 4594's DSCP names, as iperf3 takes them.
 func dscpNames() map[string]int {
 	return map[string]int{
-	"cs0": 0, "cs1": 8, "cs2": 16, "cs3": 24, "cs4": 32, "cs5": 40, "cs6": 48, "cs7": 56,
-	"af11": 10, "af12": 12, "af13": 14, "af21": 18, "af22": 20, "af23": 22,
-	"af31": 26, "af32": 28, "af33": 30, "af41": 34, "af42": 36, "af43": 38,
-	"ef": 46, "va": 44, "le": 1,
+		"cs0": 0, "cs1": 8, "cs2": 16, "cs3": 24, "cs4": 32, "cs5": 40, "cs6": 48, "cs7": 56,
+		"af11": 10, "af12": 12, "af13": 14, "af21": 18, "af22": 20, "af23": 22,
+		"af31": 26, "af32": 28, "af33": 30, "af41": 34, "af42": 36, "af43": 38,
+		"ef": 46, "va": 44, "le": 1,
 	}
 }
 
