@@ -28,6 +28,9 @@ type Procs struct {
 	base int // GOMAXPROCS when nothing is held
 	held int
 	max  int // raw streams at once, process-wide
+	// setProcs sets GOMAXPROCS (runtime.GOMAXPROCS; a unit test's own,
+	// so that the other tests' engines in its process cannot move it).
+	setProcs func(int) int
 }
 
 // NewProcs records the current GOMAXPROCS as the base, with the default
@@ -35,7 +38,9 @@ type Procs struct {
 func NewProcs() *Procs { return NewProcsMax(DefaultMaxRaw) }
 
 // NewProcsMax is NewProcs with a budget of max raw streams.
-func NewProcsMax(max int) *Procs { return &Procs{base: runtime.GOMAXPROCS(0), max: max} }
+func NewProcsMax(max int) *Procs {
+	return &Procs{base: runtime.GOMAXPROCS(0), max: max, setProcs: runtime.GOMAXPROCS}
+}
 
 // Held is the number of raw streams running now.
 func (p *Procs) Held() int {
@@ -52,7 +57,7 @@ func (p *Procs) Reserve(n int) (granted int, release func()) {
 	k := max(0, min(n, MaxRawPerTest, p.max-p.held))
 	p.held += k
 	if k > 0 {
-		runtime.GOMAXPROCS(p.base + p.held)
+		p.setProcs(p.base + p.held)
 	}
 	p.mu.Unlock()
 	if k == 0 {
@@ -63,7 +68,7 @@ func (p *Procs) Reserve(n int) (granted int, release func()) {
 		once.Do(func() {
 			p.mu.Lock()
 			p.held -= k
-			runtime.GOMAXPROCS(p.base + p.held)
+			p.setProcs(p.base + p.held)
 			p.mu.Unlock()
 		})
 	}
