@@ -61,10 +61,11 @@ type summary struct {
 }
 
 type cand struct {
-	ID      string `json:"id"`
-	RmemMax int64  `json:"rmem_max"`
-	WmemMax int64  `json:"wmem_max"`
-	Summary map[string]struct {
+	ID         string `json:"id"`
+	Congestion string `json:"congestion"` // its own per-socket control (a lever's)
+	RmemMax    int64  `json:"rmem_max"`
+	WmemMax    int64  `json:"wmem_max"`
+	Summary    map[string]struct {
 		N      int     `json:"n"`
 		Median float64 `json:"median"`
 	} `json:"summary"`
