@@ -28,14 +28,14 @@ var cases = []struct {
 	args []string
 	udp  bool
 }{
-	{"tcp", []string{"-t", "2"}, false},
-	{"parallel4", []string{"-t", "2", "-P", "4"}, false},
-	{"reverse", []string{"-t", "2", "-R"}, false},
-	{"bidir", []string{"-t", "2", "--bidir"}, false},
-	{"udp100M", []string{"-t", "2", "-u", "-b", "100M"}, true},
-	{"window256K", []string{"-t", "2", "-w", "256K"}, false},
+	{"tcp", []string{"-t", "1"}, false},
+	{"parallel4", []string{"-t", "1", "-P", "4"}, false},
+	{"reverse", []string{"-t", "1", "-R"}, false},
+	{"bidir", []string{"-t", "1", "--bidir"}, false},
+	{"udp100M", []string{"-t", "1", "-u", "-b", "100M"}, true},
+	{"window256K", []string{"-t", "1", "-w", "256K"}, false},
 	{"bytes100M", []string{"-n", "100M"}, false},
-	{"jsonstream", []string{"-t", "2", "--json-stream"}, false},
+	{"jsonstream", []string{"-t", "1", "--json-stream"}, false},
 }
 
 // peer is one iperf3 release to test against.
@@ -387,7 +387,7 @@ func TestConcurrentTests(t *testing.T) {
 	bin := testutil.Binary(t)
 	a := testutil.Start(t, bin, "bench", "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "-J")
 	b := testutil.Start(t, ip, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "-J")
-	udpArgs := []string{"-t", "2", "-u", "-b", "10M"}
+	udpArgs := []string{"-t", "1", "-u", "-b", "10M"}
 	c := testutil.Start(t, ip, append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-J"}, udpArgs...)...)
 	for name, p := range map[string]*testutil.Proc{"tcptune": a, "iperf3": b, "iperf3 udp": c} {
 		if !p.Wait(30 * time.Second) {
