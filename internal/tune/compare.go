@@ -97,19 +97,24 @@ func (r *runner) reopen(ctx context.Context, base, choice *Candidate) (*Candidat
 	res := r.res
 	d := res.Controllable[0]
 	margin := max(r.tol, 0.05)
+	// The bar is the search's best or the choice's own rate, whichever
+	// is higher: a lever's control re-trimmed may have gone past every
+	// buffer step (cubic's 626 Mbit/s against BBR's 965 behind a
+	// shallow queue).
+	from := max(r.best[d], choice.Summary[d].Median)
 	var top *Candidate
 	for _, c := range res.Candidates {
 		if c.Origin != OriginProfile || len(c.Cautions) > 0 || c.Summary[d].N == 0 {
 			continue
 		}
-		if m := c.Summary[d].Median; m > (1+margin)*r.best[d] && (top == nil || m > top.Summary[d].Median) {
+		if m := c.Summary[d].Median; m > (1+margin)*from && (top == nil || m > top.Summary[d].Median) {
 			top = c
 		}
 	}
 	if top == nil {
 		return choice, nil
 	}
-	target, from := top.Summary[d].Median, r.best[d]
+	target := top.Summary[d].Median
 	q, p := at(top), at(choice)
 	limit := roundUp(maxChange * float64(res.BDP))
 	r.pr.Stage("%s reached %s in %s, above the search's best (%s): climbing again from the choice toward its buffers, up to %d × BDP", top.Name, rate(target), d, rate(from), maxChange)
@@ -141,7 +146,7 @@ func (r *runner) reopen(ctx context.Context, base, choice *Candidate) (*Candidat
 		if got > bestRate {
 			best, bestRate = c, got
 		}
-		if got >= (1-margin)*target {
+		if got >= (1-margin)*target && got > from {
 			res.Steps = append(res.Steps, fmt.Sprintf("reopened: the reference %s reached %s in %s, above the search's best (%s); climbing again toward it, %s reached %s: it becomes the choice", top.Name, rate(target), d, rate(from), c.Name, rate(got)))
 			c.Status = "chosen: the search reopened toward " + top.Name
 			r.paidFor(at(choice), next)

@@ -18,6 +18,7 @@ import (
 	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/linkem"
 	"github.com/tcptune/tcptune/internal/pmtu"
+	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/window"
 )
 
@@ -1090,5 +1091,32 @@ func TestRetrimPastAFailedLevel(t *testing.T) {
 	t.Logf("choice %s (%s): rmem %.2f, wmem %.2f × BDP; steps:\n%s", ch.ID, ch.Congestion, float64(ch.RmemMax)/float64(res.BDP), float64(ch.WmemMax)/float64(res.BDP), strings.Join(res.Steps, "\n"))
 	if ch.Congestion != "bbr" || ch.WmemMax > roundUp(1.5*float64(res.BDP)) {
 		t.Errorf("choice %s with %q: wmem %.2f × BDP, want bbr at 1.5 × BDP", ch.ID, ch.Congestion, float64(ch.WmemMax)/float64(res.BDP))
+	}
+}
+
+// A lever's control re-trimmed beyond every buffer step of the search
+// (BBR at 1.5 × BDP, 965 Mbit/s, after cubic's best step, 626) is the
+// bar a reference profile must beat to reopen the search: the ESnet
+// profile's 794 did not, and the reopened climb once replaced the 965
+// with a point that reached 843 (live, cubic 1 Gbit/s × 40 ms behind a
+// 0.2 × BDP queue).
+func TestReopenBarIsTheChoice(t *testing.T) {
+	fwd := func(mbit float64) map[Direction]stats.Summary {
+		return map[Direction]stats.Summary{Forward: {N: 1, Median: mbit * 1e6}}
+	}
+	profile := &Candidate{ID: "esnet", Origin: OriginProfile, Name: "ESnet fasterdata 10G", Summary: fwd(794)}
+	choice := &Candidate{ID: "search-5", Origin: OriginSearch, Congestion: "bbr", Summary: fwd(965)}
+	r := &runner{res: &Result{BDP: 5_000_000, Controllable: []Direction{Forward}, Candidates: []*Candidate{profile, choice}},
+		best: map[Direction]float64{Forward: 626e6}, tol: 0.1, pr: quiet{}}
+	got, err := r.reopen(context.Background(), nil, choice)
+	if err != nil || got != choice || len(r.res.Steps) != 0 {
+		t.Fatalf("reopened past a choice above the profile: %v, %v, steps %q", got, err, r.res.Steps)
+	}
+	// A profile above the choice by more than the noise still reopens
+	// (here: nothing to climb with, so the steps say why it stands).
+	profile.Summary = fwd(1200)
+	choice.Settings = nil
+	if _, err := r.reopen(context.Background(), nil, choice); err != nil || len(r.res.Steps) != 1 || !strings.Contains(r.res.Steps[0], "the choice stands") {
+		t.Fatalf("a profile 24%% above the choice: %v, steps %q", err, r.res.Steps)
 	}
 }
