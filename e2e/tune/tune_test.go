@@ -72,6 +72,7 @@ type cand struct {
 	Settings []struct{ Key, Value string } `json:"settings"`
 	Trials   []struct {
 		Congestion string `json:"congestion"`
+		Verdict    string `json:"verdict"`
 	} `json:"trials"`
 }
 

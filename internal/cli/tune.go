@@ -89,7 +89,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 						return fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", link.rate)
 					}
 				}
-				for _, f := range []string{"rtt", "loss", "queue", "mtu", "path-mtu", "pmtu-blackhole", "name"} {
+				for _, f := range []string{"rtt", "loss", "queue", "mtu", "path-mtu", "pmtu-blackhole", "txqueuelen", "name"} {
 					if cmd.Flags().Changed(f) {
 						return fmt.Errorf("--%s: only with --lab", f)
 					}

@@ -30,7 +30,7 @@ func Snapshot(root string, peer net.IP) (Counters, error) {
 	if err != nil {
 		return c, fmt.Errorf("the route's interface: %w", err)
 	}
-	c.Iface = link.Attrs().Name
+	c.Iface, c.TxQLen = link.Attrs().Name, int64(link.Attrs().TxQLen)
 	if st := link.Attrs().Statistics; st != nil {
 		c.TxDrop = int64(st.TxDropped)
 	}

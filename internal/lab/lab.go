@@ -40,6 +40,11 @@ type Config struct {
 	// PMTUBlackhole (linkem.Path).
 	PathMTU       int  `json:"path_mtu,omitempty"`
 	PMTUBlackhole bool `json:"pmtu_blackhole,omitempty"`
+	// TxQueueLen is the hosts' interfaces' transmit ring, in packets
+	// (0 = DefaultTxQueueLen): a TUN drops what the ring cannot hold,
+	// outside the link model, as a host whose NIC queue is too short
+	// for its bursts does (its tx_dropped counts them).
+	TxQueueLen int `json:"txqueuelen,omitempty"`
 	// Hub, if set, makes end a the shared namespace tcptune-hub-HUB: links
 	// with the same hub form a star whose b ends reach each other through
 	// it (it forwards; each b end routes 10.201.0.0/16 to it).
@@ -75,6 +80,18 @@ func (c Config) CarriedMTU() int {
 		return c.PathMTU
 	}
 	return c.MTU
+}
+
+// DefaultTxQueueLen is the lab's transmit ring: long enough that no
+// TUN drops outside the model (link-emulation.md §5.3).
+const DefaultTxQueueLen = 10000
+
+// TxQLen is the transmit ring the hosts' interfaces get.
+func (c Config) TxQLen() int {
+	if c.TxQueueLen > 0 {
+		return c.TxQueueLen
+	}
+	return DefaultTxQueueLen
 }
 
 // Model is the per-direction link model.
@@ -116,6 +133,9 @@ func (c Config) Validate() error {
 	if c.PathMTU != 0 && (c.PathMTU < 576 || c.PathMTU > 65000) {
 		return fmt.Errorf("--path-mtu %d out of range (576 .. 65000)", c.PathMTU)
 	}
+	if c.TxQueueLen < 0 || c.TxQueueLen > 1000000 {
+		return fmt.Errorf("--txqueuelen %d out of range (1 .. 1000000 packets; 0 = %d)", c.TxQueueLen, DefaultTxQueueLen)
+	}
 	if c.PMTUBlackhole && c.PathMTU == 0 {
 		return errors.New("--pmtu-blackhole: needs --path-mtu (the size above which packets vanish)")
 	}
@@ -152,7 +172,7 @@ func SubstPeer(argv []string, addr string) []string {
 // --queue, --mtu).
 type Spec struct {
 	Rate, RTT, Loss, Queue string
-	MTU, PathMTU           int
+	MTU, PathMTU, TxQLen   int
 	PMTUBlackhole          bool
 	Seed                   uint64
 }
@@ -160,7 +180,7 @@ type Spec struct {
 // ParseConfig reads and validates a Spec into a link's Config; errors
 // name the flag and what it accepts.
 func ParseConfig(name string, s Spec) (Config, error) {
-	c := Config{Name: name, MTU: s.MTU, PathMTU: s.PathMTU, PMTUBlackhole: s.PMTUBlackhole, Seed: s.Seed}
+	c := Config{Name: name, MTU: s.MTU, PathMTU: s.PathMTU, PMTUBlackhole: s.PMTUBlackhole, TxQueueLen: s.TxQLen, Seed: s.Seed}
 	var err error
 	if c.Rate, err = units.ParseRate(s.Rate); err != nil {
 		return c, fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", s.Rate)

@@ -620,7 +620,7 @@ func build(st *State) (*tun.Device, *tun.Device, error) {
 		ns   string
 		addr string
 	}{{a, st.NSA, st.AddrA}, {b, st.NSB, st.AddrB}} {
-		if err := intoNamespace(x.dev.Name, x.ns, x.addr, st.MTU); err != nil {
+		if err := intoNamespace(x.dev.Name, x.ns, x.addr, st.MTU, st.TxQLen()); err != nil {
 			a.Close()
 			b.Close()
 			return nil, nil, err
@@ -721,7 +721,7 @@ func newNamespace(name string) (netns.NsHandle, error) {
 	return ns, nil
 }
 
-func intoNamespace(dev, nsName, addr string, mtu int) error {
+func intoNamespace(dev, nsName, addr string, mtu, txqlen int) error {
 	var ns netns.NsHandle
 	var err error
 	if strings.HasPrefix(nsName, "tcptune-hub-") && nsExists(nsName) {
@@ -756,9 +756,9 @@ func intoNamespace(dev, nsName, addr string, mtu int) error {
 	if err := h.LinkSetMTU(l, mtu); err != nil {
 		return fmt.Errorf("set MTU %d on %s: %w", mtu, dev, err)
 	}
-	// A long transmit ring: TUN drops silently when it is full, outside
-	// the link model (link-emulation.md §5.3).
-	if err := h.LinkSetTxQLen(l, 10000); err != nil {
+	// The transmit ring (Config.TxQLen): TUN drops what a full one
+	// cannot take, outside the link model (link-emulation.md §5.3).
+	if err := h.LinkSetTxQLen(l, txqlen); err != nil {
 		return fmt.Errorf("set txqueuelen on %s: %w", dev, err)
 	}
 	ip := net.ParseIP(addr)

@@ -30,6 +30,12 @@ func TestParseConfig(t *testing.T) {
 	if m := c.Model(); err != nil || m.Path.MTU != 1500 || !m.Path.Blackhole || c.CarriedMTU() != 1500 {
 		t.Fatalf("path MTU: %+v %v", c, err)
 	}
+	if c.TxQLen() != DefaultTxQueueLen {
+		t.Fatalf("txqueuelen %d by default", c.TxQLen())
+	}
+	if c, err := ParseConfig("short", Spec{Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500, TxQLen: 8}); err != nil || c.TxQLen() != 8 {
+		t.Fatalf("--txqueuelen 8: %d %v", c.TxQLen(), err)
+	}
 	if st := (State{AddrA: "10.201.7.1"}); st.Router().String() != "10.201.7.254" {
 		t.Fatalf("router %v", st.Router())
 	}
@@ -40,6 +46,7 @@ func TestParseConfig(t *testing.T) {
 		"--queue":          {Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "deep", MTU: 1500},
 		"--path-mtu":       {Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500, PathMTU: 100},
 		"--pmtu-blackhole": {Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500, PMTUBlackhole: true},
+		"--txqueuelen":     {Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500, TxQLen: -1},
 	} {
 		if _, err := ParseConfig("wan", s); err == nil || !strings.HasPrefix(err.Error(), flag) {
 			t.Errorf("%s: %v", flag, err)

@@ -189,6 +189,7 @@ func (r *runner) candidate(p point, why map[string]string) *Candidate {
 		}
 		c.Settings = append(c.Settings, Setting{Key: k.key, Value: val, Reason: reason})
 	}
+	c.Settings = append(c.Settings, r.extra...)
 	c.Name = strings.Join(names, ", ")
 	c.Source = "the search: " + strings.Join(sizes, ", ")
 	c.resolve(r.current)
@@ -381,7 +382,11 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 		}
 	}
 	if choice != base && !r.improves(choice, base) {
-		res.Steps = append(res.Steps, fmt.Sprintf("the best found (%s) is within %.0f%% of the baseline in every judged direction: keeping the current settings", choice.Name, 100*minGain))
+		if base.Baseline {
+			res.Steps = append(res.Steps, fmt.Sprintf("the best found (%s) is within %.0f%% of the baseline in every judged direction: keeping the current settings", choice.Name, 100*minGain))
+		} else {
+			res.Steps = append(res.Steps, fmt.Sprintf("the best found (%s) is within %.0f%% of where the search started (%s) in every judged direction: that stays the choice", choice.Name, 100*minGain, base.Name))
+		}
 		choice = base
 	}
 	for _, c := range res.Candidates {

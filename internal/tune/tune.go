@@ -242,7 +242,13 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		res.AlreadyFull = true
 		res.Why = fmt.Sprintf("the baseline already reaches %.0f%% of the path's goodput (%s) in every direction this host controls: nothing to tune (--force searches anyway)", 100*f, rate(res.Goodput))
 	} else {
-		if choice, err = r.search(ctx, base); err != nil {
+		// A host queue that dropped packets in the baseline is raised
+		// first: its drops would read as the path's loss to every step.
+		start, err := r.queues(ctx, base)
+		if err != nil {
+			return res, err
+		}
+		if choice, err = r.search(ctx, start); err != nil {
 			return res, err
 		}
 		if err := r.compare(ctx); err != nil {
@@ -445,7 +451,10 @@ type runner struct {
 	model   window.Model
 	// dropsNoted: the steps already say that the host's queues dropped.
 	dropsNoted bool
-	tol        float64 // the plateau's tolerance (see tolerance)
+	// extra are the host queue raises that gained before the search
+	// (queues): every search candidate carries them.
+	extra []Setting
+	tol   float64 // the plateau's tolerance (see tolerance)
 	// leversRan: the levers were tried (they run once).
 	leversRan bool
 	// best is the best median seen per direction (see note); paid says
@@ -506,15 +515,15 @@ func (r *runner) trialCount() string {
 }
 
 // noteDrops records, the first time, that this host's queues dropped
-// packets during a trial: the verdict names the queue, but tune moves
-// socket buffers and the congestion control, not the host's queues
-// (netdev_max_backlog is host-wide, and a lab must not touch the host).
+// packets during a trial: the verdict names the queue, and when the
+// baseline's trials dropped, tune screens a raise of it before the
+// search (queues).
 func (r *runner) noteDrops(label string, t Trial) {
 	if t.Drops == nil || r.dropsNoted {
 		return
 	}
 	r.dropsNoted = true
-	r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s: %s; tune does not change the host's queues: change them by hand, then run tune again", label, t.Drops.Verdict()))
+	r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s: %s; where the baseline's trials dropped, tune screens a raise of that queue before the search", label, t.Drops.Verdict()))
 }
 
 // agree is how close a direction's first two trials must be for the

@@ -52,8 +52,14 @@ type modelEnv struct {
 	// buffer, where it differs from the model's.
 	sendShare float64
 	// backlogDrops, when set, is what this host's receive backlog drops
-	// in each reverse trial.
-	backlogDrops int64
+	// in each reverse trial (while net.core.netdev_max_backlog, when the
+	// model has it, is below backlogNeed; reverse then reaches a tenth
+	// of the path).
+	backlogDrops, backlogNeed int64
+	// txqNeed, when set, is the txqueuelen of eth0 below which forward's
+	// bursts overflow the transmit ring: 40 drops a trial, and a cubic
+	// flow collapses to 5% of the path.
+	txqNeed int64
 	// hideBuffer: a flow the send buffer holds is reported as held by the
 	// congestion window with retransmits (BBR on a lossy path, where the
 	// buffer still holds the retransmit queue).
@@ -144,8 +150,18 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 	if m.hideBuffer && best.limit == attrib.SendBuffer {
 		t.Limit, t.Verdict, t.Retransmits = string(attrib.Network), "model: network (hiding the send buffer)", 40
 	}
-	if m.backlogDrops > 0 && s.Direction == Reverse {
-		withDrops(&t, drops.Counters{Backlog: m.backlogDrops, Backlogs: 1000})
+	if limit, err := strconv.ParseInt(m.values[keyBacklog], 10, 64); m.backlogDrops > 0 && s.Direction == Reverse && (err != nil || limit < m.backlogNeed) {
+		if err != nil {
+			limit = 1000
+		}
+		if m.backlogNeed > 0 {
+			t.BitsPerSecond, t.Limit, t.Retransmits = min(t.BitsPerSecond, 0.1*m.goodputNow()), string(attrib.Network), 400
+		}
+		withDrops(&t, drops.Counters{Backlog: m.backlogDrops, Backlogs: limit})
+	}
+	if q, _ := strconv.ParseInt(m.values["link.eth0.txqueuelen"], 10, 64); m.txqNeed > 0 && s.Direction == Forward && q < m.txqNeed {
+		t.BitsPerSecond, t.Limit, t.Retransmits = min(t.BitsPerSecond, 0.05*m.goodputNow()), string(attrib.Network), 40
+		withDrops(&t, drops.Counters{Iface: "eth0", TxDrop: 40})
 	}
 	if best.limit == attrib.CPU {
 		withCores(&t, []cores.Load{{CPU: 0, Busy: 40}, {CPU: 1, Busy: 99, System: 80, User: 19}})
@@ -776,8 +792,9 @@ func TestLongRTTStopsAtTwoAgreeingTrials(t *testing.T) {
 }
 
 // When this host's receive backlog drops during trials, each such
-// trial's verdict names it, and the steps say once that tune leaves the
-// host's queues to the user.
+// trial's verdict names it, and the steps say once that tune screens a
+// raise of it; where tune cannot set it (a lab: the backlog is the
+// host's), the steps say so with the way to set it by hand.
 func TestBacklogDropsNamed(t *testing.T) {
 	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
 	m.backlogDrops = 1203
@@ -786,7 +803,7 @@ func TestBacklogDropsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := strings.Join(res.Steps, "\n")
-	if strings.Count(steps, "the receive backlog dropped 1,203 packets: raise net.core.netdev_max_backlog (now 1000)") != 1 || !strings.Contains(steps, "tune does not change the host's queues") {
+	if strings.Count(steps, "the receive backlog dropped 1,203 packets: raise net.core.netdev_max_backlog (now 1000;") != 1 || !strings.Contains(steps, "tune cannot set [net.core.netdev_max_backlog: host-only] here") {
 		t.Errorf("steps:\n%s", steps)
 	}
 	for _, tr := range res.Baseline().Trials {
@@ -1119,4 +1136,82 @@ func TestReopenBarIsTheChoice(t *testing.T) {
 	if _, err := r.reopen(context.Background(), nil, choice); err != nil || len(r.res.Steps) != 1 || !strings.Contains(r.res.Steps[0], "the choice stands") {
 		t.Fatalf("a profile 24%% above the choice: %v, steps %q", err, r.res.Steps)
 	}
+}
+
+// The host's queues in the loop: where they drop during the trials and
+// tune can set them, the raise is screened with the choice's buffers,
+// kept only when it gains, and verified; it never survives a run that
+// did not keep it. The transmit ring of the interface toward the peer
+// (both ends, the lab's way) and the receive backlog (--peer mode, where
+// tune's settings reach the host).
+func TestQueueLevers(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		txq, backlog   bool
+		needTx, needBl int64
+		kept           string
+	}{
+		{"a transmit ring of 8 packets", true, false, 12, 0, "link.eth0.txqueuelen=1000"},
+		{"a receive backlog of 1000", false, true, 0, 4000, "net.core.netdev_max_backlog=10000"},
+		{"a transmit ring whose drops did not matter", true, false, 12, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModel(1e9, 20*time.Millisecond, "4096 131072 33554432", "4096 16384 1048576")
+			if tc.txq {
+				m.values["link.eth0.txqueuelen"], m.txqNeed = "8", tc.needTx
+			}
+			if tc.backlog {
+				m.values[keyBacklog], m.backlogDrops, m.backlogNeed = "1000", 1203, tc.needBl
+			}
+			var env Env = m
+			if tc.kept == "" {
+				// Drops without a cost: the model drops at 8 but the flow
+				// does not collapse (needTx 0 after the baseline).
+				env = &dropsOnly{m}
+			}
+			res, err := Run(context.Background(), env, Options{}, quiet{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps := strings.Join(res.Steps, "\n")
+			ch := res.Choice()
+			var got []string
+			for _, kv := range ch.KVs() {
+				if kv.Key == keyBacklog || strings.HasPrefix(kv.Key, "link.") {
+					got = append(got, kv.Key+"="+kv.Value)
+				}
+			}
+			t.Logf("choice %s, kept %v: %s\n%s", ch.ID, res.Kept, res.Why, steps)
+			if tc.kept == "" {
+				if len(got) != 0 || !strings.Contains(steps, "not raised (the drops were not what held the transfer)") || m.values["link.eth0.txqueuelen"] != "8" {
+					t.Fatalf("kept %v, txqueuelen now %s", got, m.values["link.eth0.txqueuelen"])
+				}
+				return
+			}
+			if !res.Kept || len(got) != 1 || got[0] != tc.kept {
+				t.Fatalf("choice %s kept %v with %v, want %s", ch.ID, res.Kept, got, tc.kept)
+			}
+			if !strings.Contains(steps, "host queues: ") || !strings.Contains(steps, "the search starts from there") {
+				t.Errorf("steps:\n%s", steps)
+			}
+			if v := res.Verify.Summary; v[Forward].Median < 0.9*m.goodputNow() || v[Reverse].Median < 0.9*m.goodputNow() {
+				t.Errorf("verified %v", v)
+			}
+		})
+	}
+}
+
+// dropsOnly is a model whose transmit ring drops from the first
+// screening on but costs nothing.
+type dropsOnly struct{ *modelEnv }
+
+func (d *dropsOnly) Trial(ctx context.Context, s TrialSpec, g float64, rtt time.Duration) (Trial, error) {
+	need := d.txqNeed
+	d.txqNeed = 0
+	t, err := d.modelEnv.Trial(ctx, s, g, rtt)
+	d.txqNeed = need
+	if q, _ := strconv.ParseInt(d.values["link.eth0.txqueuelen"], 10, 64); s.Direction == Forward && q < need {
+		withDrops(&t, drops.Counters{Iface: "eth0", TxDrop: 40})
+	}
+	return t, err
 }

@@ -1,0 +1,69 @@
+//go:build linux
+
+package tune_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/testutil"
+)
+
+// The host's transmit queue in the loop: hosts whose interfaces have a
+// transmit ring of 8 packets (lab --txqueuelen 8: the TUN drops what the
+// ring cannot hold, as a NIC queue too short for the host's bursts
+// does), cubic, 1 Gbit/s × 20 ms. Cubic's bursts overflow the ring, the
+// drops read as loss and the flow collapses. The baseline's verdict names
+// the transmit queue from the interface's tx_dropped; tune screens
+// txqueuelen 1000 before the search, the search starts from there, and
+// the verified choice keeps it.
+//
+// Not parallel: it asserts rates, which another test's relay beside it
+// could cost.
+func TestTuneLabTransmitQueue(t *testing.T) {
+	bin := setup(t)
+	out, errOut, err := testutil.Run(t, 5*time.Minute, bin, "tune", "--lab", "--name", "tt-ttxq", "--rate", "1gbit", "--rtt", "20ms",
+		"--txqueuelen", "8", "-C", "cubic", "--time", "1", "--trials", "2", "--direction", "forward", "--json")
+	if err != nil {
+		t.Fatalf("tune: %v\n%s\n%s", err, out, errOut)
+	}
+	var s struct {
+		summary
+		Steps []string `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+	steps := strings.Join(s.Steps, "\n")
+	base := s.find("baseline")
+	if base == nil || len(base.Trials) == 0 {
+		t.Fatalf("no baseline: %s", out)
+	}
+	dropped := false
+	for _, tr := range base.Trials {
+		dropped = dropped || strings.Contains(tr.Verdict, "the transmit queue of tlab")
+	}
+	if !dropped {
+		t.Fatalf("no baseline trial names the transmit queue (the ring of 8 did not overflow here):\n%s", steps)
+	}
+	ch := s.find(s.Choice)
+	if ch == nil || s.Verify == nil || !s.Kept {
+		t.Fatalf("choice %q, kept %v: %s\n%s", s.Choice, s.Kept, s.Why, steps)
+	}
+	txq := ""
+	for _, x := range ch.Settings {
+		if strings.HasPrefix(x.Key, "link.") && strings.HasSuffix(x.Key, ".txqueuelen") {
+			txq = x.Value
+		}
+	}
+	b, a := base.Summary["forward"].Median, s.Verify.Summary["forward"].Median
+	t.Logf("%s: %.1f → %.1f Mbit/s, txqueuelen %q\n%s", s.Choice, b/1e6, a/1e6, txq, steps)
+	if txq != "1000" || !strings.Contains(steps, "host queues: txqueuelen of tlab") {
+		t.Errorf("the choice does not raise txqueuelen to 1000: %+v", ch.Settings)
+	}
+	if a < 3*b || a > 1.001*1e9*1448/1500 {
+		t.Errorf("forward %.1f → %.1f Mbit/s: want a clear gain, within the goodput (965.3)", b/1e6, a/1e6)
+	}
+}
