@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -239,6 +240,21 @@ func newPeerLabOn(t *testing.T, name string, link []string, server ...string) *p
 	return &peerLab{t: t, bin: bin, ns: "tcptune-" + name + "-a", peer: st.AddrB, stateDir: t.TempDir(), server: srv}
 }
 
+// mtu is end a's interface MTU toward the peer.
+func (p *peerLab) mtu() string {
+	out, err := exec.Command("ip", "netns", "exec", p.ns, "ip", "-o", "route", "get", p.peer).Output()
+	f := strings.Fields(string(out))
+	i := slices.Index(f, "dev")
+	if err != nil || i < 0 || i+1 >= len(f) {
+		p.t.Fatalf("route to %s: %v %q", p.peer, err, out)
+	}
+	out, err = exec.Command("ip", "netns", "exec", p.ns, "cat", "/sys/class/net/"+f[i+1]+"/mtu").Output()
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
 func (p *peerLab) sysctl(key string) string {
 	out, err := exec.Command("ip", "netns", "exec", p.ns, "cat", "/proc/sys/"+strings.ReplaceAll(key, ".", "/")).Output()
 	if err != nil {
@@ -260,10 +276,15 @@ func (p *peerLab) tune(name string, env []string, args ...string) (string, strin
 
 // tune --peer against the real iperf3 (3.12), from a send-buffer-limited
 // 4 MiB tcp_wmem, with --apply: the forward gain is kept in the
-// namespace, with a backup that rollback restores.
+// namespace, with a backup that rollback restores. The path carries
+// 9000 while both hosts are at 1500: tune raises this host's interface
+// for a probe and a trial, the connection's MSS stays 1448 (the peer's
+// interface is at 1500), so the MTU stays and the peer's command is
+// printed.
 func TestTunePeerIperf3Apply(t *testing.T) {
 	iperf3 := testutil.NeedIperf3(t)
-	p := newPeerLab(t, "tt-tpeer", iperf3, "-s", "-p", "5201")
+	p := newPeerLabOn(t, "tt-tpeer", []string{"--rate", "1gbit", "--rtt", "50ms", "--path-mtu", "9000"}, iperf3, "-s", "-p", "5201")
+	mtuBefore := p.mtu()
 	before := p.sysctl("net.ipv4.tcp_wmem")
 	// From a send buffer that binds. (Both directions against a stock
 	// iperf3, where reverse must not erase forward's gain, are
@@ -292,6 +313,9 @@ func TestTunePeerIperf3Apply(t *testing.T) {
 	}
 	if got := p.sysctl("net.ipv4.tcp_wmem"); want == "" || got != want || got == before {
 		t.Errorf("tcp_wmem after --apply: %q, choice %q, before %q", got, want, before)
+	}
+	if got := p.mtu(); got != mtuBefore || mtuBefore != "1500" || len(s.PeerAdvice) != 1 || !strings.Contains(s.PeerAdvice[0], "mtu 9000") {
+		t.Errorf("MTU after: %s (before %s), peer advice %q", got, mtuBefore, s.PeerAdvice)
 	}
 	// Only the kept backup remains: the trials' backups were discarded.
 	entries, _ := filepath.Glob(filepath.Join(p.stateDir, "backups", "*.json"))

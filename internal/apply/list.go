@@ -25,3 +25,48 @@ func WriteList(w io.Writer, backups []Backup) error {
 	}
 	return tw.Flush()
 }
+
+// WriteChanges writes each change as "KEY: OLD -> NEW".
+func (o Outcome) WriteChanges(w io.Writer) {
+	for _, c := range o.Changes {
+		fmt.Fprintf(w, "%s: %s -> %s\n", c.Key, c.Old, c.New)
+	}
+}
+
+// WriteApplied writes what apply did: its changes, then nothing to
+// change, a dry run, or the backup that undoes it (and the persisted
+// file).
+func (o Outcome) WriteApplied(w io.Writer) {
+	o.WriteChanges(w)
+	switch {
+	case !o.Changed && len(o.Changes) == 0:
+		fmt.Fprintln(w, "nothing to change")
+	case o.DryRun:
+		fmt.Fprintln(w, "dry run: nothing written")
+	default:
+		fmt.Fprintf(w, "applied %d value(s); backup %s (undo: tcptune rollback %s)\n", len(o.Changes), o.Backup, o.Backup)
+		if o.PersistFile != "" {
+			fmt.Fprintf(w, "persisted in %s\n", o.PersistFile)
+		}
+	}
+}
+
+// WriteRolledBack writes what rollback restored.
+func (o Outcome) WriteRolledBack(w io.Writer) {
+	o.WriteChanges(w)
+	fmt.Fprintf(w, "rolled back %s\n", o.Backup)
+}
+
+// FromEnv is o with the backup directory and the sysctl.d directory
+// that the environment names, where it does (TCPTUNE_STATE_DIR,
+// TCPTUNE_SYSCTL_D): how tests, the lab and the Ansible modules keep
+// the host's own state apart.
+func (o Options) FromEnv(getenv func(string) string) Options {
+	if d := getenv("TCPTUNE_STATE_DIR"); d != "" {
+		o.BackupDir = d + "/backups"
+	}
+	if d := getenv("TCPTUNE_SYSCTL_D"); d != "" {
+		o.SysctlD = d
+	}
+	return o
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,155 +16,69 @@ import (
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
-// benchFlags are iperf3's client flags, with iperf3's letters.
+// benchFlags are iperf3's client flags, with iperf3's letters: the
+// test's onto a client.Request, the output's here.
 type benchFlags struct {
-	auth           authFlags
-	compat         compatFlags
-	host           string
-	port           int
-	time           int
-	bytes          int64
-	blocks         int64
-	parallel       int
-	reverse        bool
-	bidir          bool
-	udp            bool
-	bitrate        float64
-	window         int64
-	mss            int
-	length         int64
-	congestion     string
-	nodelay        bool
-	omit           int
-	interval       time.Duration
-	json           bool
-	jsonStream     bool
-	jsonFull       bool
-	keepAlive      *net.KeepAliveConfig
-	serverOutput   bool
-	ipv4, ipv6     bool
-	bind           string
-	connectTimeout int
-	busyWait       time.Duration
-	zerocopy       bool
-	skipRxCopy     bool
-	affinity       string
-	tos            string
-	extraData      string
-	flowLabel      int
-	cport          int
-	title          string
-	format         byte
-	repeat         int
-	udp64          bool
-	fqRate         float64
-	dontFrag       bool
-	bitrateSet     bool
+	r                          client.Request
+	auth                       authFlags
+	compat                     compatFlags
+	json, jsonStream, jsonFull bool
+	repeat                     int
 }
 
 func (f *benchFlags) register(fs *pflag.FlagSet) {
-	flagx.IntVarP(fs, &f.port, "port", "p", wire.DefaultPort, 1, 65535, "a port", "server port to connect to")
-	flagx.IntVarP(fs, &f.time, "time", "t", 10, 0, wire.MaxDuration, "seconds", "time in seconds to transmit for")
-	flagx.SizeVarP(fs, &f.bytes, "bytes", "n", 1<<50, "number of bytes to transmit (instead of -t), e.g. 100M")
-	flagx.SizeVarP(fs, &f.blocks, "blockcount", "k", 1<<50, "number of blocks (packets) to transmit (instead of -t or -n)")
-	flagx.IntVarP(fs, &f.parallel, "parallel", "P", 1, 1, wire.MaxParallel, "streams", "number of parallel client streams to run")
-	fs.BoolVarP(&f.reverse, "reverse", "R", false, "run in reverse mode (server sends, client receives)")
-	fs.BoolVar(&f.bidir, "bidir", false, "run in bidirectional mode (client and server send and receive)")
-	fs.BoolVarP(&f.udp, "udp", "u", false, "use UDP rather than TCP")
-	flagx.RateVarP(fs, &f.bitrate, "bitrate", "b", "target bitrate in bits/sec per stream (0 = unlimited; default 1M for UDP), e.g. 100M, 1gbit")
-	flagx.SizeVarP(fs, &f.window, "window", "w", wire.MaxWindow, "set socket buffer sizes (SO_SNDBUF/SO_RCVBUF; turns autotuning off), e.g. 256K")
-	flagx.IntVarP(fs, &f.mss, "set-mss", "M", 0, 0, wire.MaxMSS, "bytes", "set TCP maximum segment size (MTU - 40 bytes)")
-	flagx.SizeVarP(fs, &f.length, "length", "l", wire.MaxTCPLen, "length of buffer to read or write (default 128 KB for TCP, the path MSS for UDP)")
-	fs.StringVarP(&f.congestion, "congestion", "C", "", "set TCP congestion control algorithm (Linux), e.g. cubic, bbr")
-	fs.BoolVarP(&f.nodelay, "no-delay", "N", false, "set TCP no delay, disabling Nagle's algorithm")
-	flagx.IntVarP(fs, &f.omit, "omit", "O", 0, 0, wire.MaxOmit, "seconds", "omit the first n seconds of the test from the totals")
-	flagx.SecondsVarP(fs, &f.interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")
+	flagx.IntVarP(fs, &f.r.Port, "port", "p", wire.DefaultPort, 1, 65535, "a port", "server port to connect to")
+	flagx.IntVarP(fs, &f.r.Time, "time", "t", 10, 0, wire.MaxDuration, "seconds", "time in seconds to transmit for")
+	flagx.SizeVarP(fs, &f.r.Bytes, "bytes", "n", 1<<50, "number of bytes to transmit (instead of -t), e.g. 100M")
+	flagx.SizeVarP(fs, &f.r.Blocks, "blockcount", "k", 1<<50, "number of blocks (packets) to transmit (instead of -t or -n)")
+	flagx.IntVarP(fs, &f.r.Parallel, "parallel", "P", 1, 1, wire.MaxParallel, "streams", "number of parallel client streams to run")
+	fs.BoolVarP(&f.r.Reverse, "reverse", "R", false, "run in reverse mode (server sends, client receives)")
+	fs.BoolVar(&f.r.Bidir, "bidir", false, "run in bidirectional mode (client and server send and receive)")
+	fs.BoolVarP(&f.r.UDP, "udp", "u", false, "use UDP rather than TCP")
+	flagx.RateVarP(fs, &f.r.Bitrate, "bitrate", "b", "target bitrate in bits/sec per stream (0 = unlimited; default 1M for UDP), e.g. 100M, 1gbit")
+	flagx.SizeVarP(fs, &f.r.Window, "window", "w", wire.MaxWindow, "set socket buffer sizes (SO_SNDBUF/SO_RCVBUF; turns autotuning off), e.g. 256K")
+	flagx.IntVarP(fs, &f.r.MSS, "set-mss", "M", 0, 0, wire.MaxMSS, "bytes", "set TCP maximum segment size (MTU - 40 bytes)")
+	flagx.SizeVarP(fs, &f.r.Length, "length", "l", wire.MaxTCPLen, "length of buffer to read or write (default 128 KB for TCP, the path MSS for UDP)")
+	fs.StringVarP(&f.r.Congestion, "congestion", "C", "", "set TCP congestion control algorithm (Linux), e.g. cubic, bbr")
+	fs.BoolVarP(&f.r.NoDelay, "no-delay", "N", false, "set TCP no delay, disabling Nagle's algorithm")
+	flagx.IntVarP(fs, &f.r.Omit, "omit", "O", 0, 0, wire.MaxOmit, "seconds", "omit the first n seconds of the test from the totals")
+	flagx.SecondsVarP(fs, &f.r.Interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")
 	fs.BoolVarP(&f.json, "json", "J", false, "output in JSON format (iperf3's -J schema; tcptune's additions under \"tcptune\")")
 	fs.BoolVar(&f.jsonStream, "json-stream", false, "output in line-delimited JSON events")
 	fs.BoolVar(&f.jsonFull, "json-stream-full-output", false, "with --json-stream (implied): also print the -J document at the end")
-	fs.BoolVar(&f.serverOutput, "get-server-output", false, "get results from the server")
-	fs.BoolVarP(&f.ipv4, "version4", "4", false, "only use IPv4")
-	fs.BoolVarP(&f.ipv6, "version6", "6", false, "only use IPv6")
-	fs.StringVarP(&f.bind, "bind", "B", "", "bind to the interface associated with this address")
-	flagx.IntVarP(fs, &f.connectTimeout, "connect-timeout", "", 0, 0, 3600000, "milliseconds", "timeout for the control connection setup (ms)")
-	flagx.SecondsVarP(fs, &f.busyWait, "busy-wait", "", 0, time.Second, 24*time.Hour, true, "seconds to keep trying a server that is busy running another test (0 = fail at once, as iperf3)")
-	fs.BoolVarP(&f.zerocopy, "zerocopy", "Z", false, "use a 'zero copy' method of sending data (sendfile from memory, Linux)")
-	fs.BoolVar(&f.skipRxCopy, "skip-rx-copy", false, "ignore received data instead of copying it (MSG_TRUNC, Linux TCP; iperf3 3.19+ servers)")
-	fs.StringVarP(&f.affinity, "affinity", "A", "", "set CPU affinity n[,m]: n for this side, m for the server (Linux)")
-	fs.StringVarP(&f.tos, "tos", "S", "", "set the IP type of service, 0-255 (decimal, 0x hex or 0 octal)")
-	flagx.IntVarP(fs, &f.flowLabel, "flowlabel", "L", 0, 0, 0xFFFFF, "a flow label", "set the IPv6 flow label of the data streams, 1-1048575 (Linux)")
-	flagx.IntVarP(fs, &f.cport, "cport", "", 0, 0, 65535, "a port", "bind data streams to this client port (and the ports after it for -P)")
-	fs.StringVarP(&f.title, "title", "T", "", "prefix every output line with this string")
-	fs.StringVar(&f.extraData, "extra-data", "", "a string to include in the JSON output (and the server's)")
-	fs.VarP(flagx.Format(&f.format), "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
+	fs.BoolVar(&f.r.ServerOutput, "get-server-output", false, "get results from the server")
+	fs.BoolVarP(&f.r.IPv4, "version4", "4", false, "only use IPv4")
+	fs.BoolVarP(&f.r.IPv6, "version6", "6", false, "only use IPv6")
+	fs.StringVarP(&f.r.Bind, "bind", "B", "", "bind to the interface associated with this address")
+	flagx.IntVarP(fs, &f.r.ConnectTimeout, "connect-timeout", "", 0, 0, 3600000, "milliseconds", "timeout for the control connection setup (ms)")
+	flagx.SecondsVarP(fs, &f.r.BusyWait, "busy-wait", "", 0, time.Second, 24*time.Hour, true, "seconds to keep trying a server that is busy running another test (0 = fail at once, as iperf3)")
+	fs.BoolVarP(&f.r.ZeroCopy, "zerocopy", "Z", false, "use a 'zero copy' method of sending data (sendfile from memory, Linux)")
+	fs.BoolVar(&f.r.SkipRxCopy, "skip-rx-copy", false, "ignore received data instead of copying it (MSG_TRUNC, Linux TCP; iperf3 3.19+ servers)")
+	fs.StringVarP(&f.r.Affinity, "affinity", "A", "", "set CPU affinity n[,m]: n for this side, m for the server (Linux)")
+	fs.StringVarP(&f.r.TOS, "tos", "S", "", "set the IP type of service, 0-255 (decimal, 0x hex or 0 octal)")
+	flagx.IntVarP(fs, &f.r.FlowLabel, "flowlabel", "L", 0, 0, 0xFFFFF, "a flow label", "set the IPv6 flow label of the data streams, 1-1048575 (Linux)")
+	flagx.IntVarP(fs, &f.r.CPort, "cport", "", 0, 0, 65535, "a port", "bind data streams to this client port (and the ports after it for -P)")
+	fs.StringVarP(&f.r.Title, "title", "T", "", "prefix every output line with this string")
+	fs.StringVar(&f.r.ExtraData, "extra-data", "", "a string to include in the JSON output (and the server's)")
+	fs.VarP(flagx.Format(&f.r.Format), "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
 	flagx.IntVarP(fs, &f.repeat, "repeat", "", 1, 1, 1000, "runs", "run the test N times and report median, min/max and a 95% confidence interval")
-	fs.BoolVar(&f.udp64, "udp-counters-64bit", false, "use 64-bit counters in UDP test packets")
-	flagx.RateVarP(fs, &f.fqRate, "fq-rate", "", "enable fair-queuing based socket pacing in bits/sec (Linux)")
-	fs.BoolVar(&f.dontFrag, "dont-fragment", false, "set IPv4 Don't Fragment flag")
-	fs.Var(flagx.KeepAlive(&f.keepAlive), "cntl-ka", "use TCP keepalive on the control connection: [IDLE/INTERVAL/COUNT], each optional (system default)")
+	fs.BoolVar(&f.r.UDP64, "udp-counters-64bit", false, "use 64-bit counters in UDP test packets")
+	flagx.RateVarP(fs, &f.r.FQRate, "fq-rate", "", "enable fair-queuing based socket pacing in bits/sec (Linux)")
+	fs.BoolVar(&f.r.DontFrag, "dont-fragment", false, "set IPv4 Don't Fragment flag")
+	fs.Var(flagx.KeepAlive(&f.r.KeepAlive), "cntl-ka", "use TCP keepalive on the control connection: [IDLE/INTERVAL/COUNT], each optional (system default)")
 	fs.Lookup("cntl-ka").NoOptDefVal = " "
 	f.auth.registerClient(fs)
 	f.auth.registerPadding(fs)
 	f.compat.register(fs)
 }
 
-// options validates the flags together and builds client options.
+// options checks the output flags and builds the client's options
+// (client.Request holds the test's rules).
 func (f *benchFlags) options() (client.Options, int, error) {
-	o := client.Options{Host: f.host, Port: f.port, Interval: f.interval, Bind: f.bind, CPort: f.cport,
-		ConnectTimeout: time.Duration(f.connectTimeout) * time.Millisecond, Unit: f.format, KeepAlive: f.keepAlive, BusyWait: f.busyWait}
-	if f.format == 'a' {
-		o.Unit = 0
-	}
-	switch {
-	case f.ipv4 && f.ipv6:
-		return o, -1, errors.New("-4 and -6: choose one")
-	case f.ipv4:
-		o.Family = "4"
-	case f.ipv6:
-		o.Family = "6"
-	}
-	if f.reverse && f.bidir {
-		return o, -1, errors.New("-R and --bidir: choose one")
-	}
 	if f.json && (f.jsonStream || f.jsonFull) {
-		return o, -1, errors.New("-J and --json-stream: choose one")
+		return client.Options{}, -1, errors.New("-J and --json-stream: choose one")
 	}
-	p := wire.Params{UDP: f.udp, Omit: f.omit, Time: f.time, Num: f.bytes, BlockCount: f.blocks, Parallel: f.parallel,
-		Len: int(f.length), ServerAffinity: -1, MSS: f.mss, NoDelay: f.nodelay, Reverse: f.reverse, Bidirectional: f.bidir,
-		Window: int(f.window), Bandwidth: int64(f.bitrate), FQRate: int64(f.fqRate), PacingTimer: 1000,
-		Title: f.title, Congestion: f.congestion, GetServerOutput: f.serverOutput, UDPCounters64: f.udp64,
-		ZeroCopy: f.zerocopy, SkipRxCopy: f.skipRxCopy, DontFragment: f.dontFrag}
-	if f.bytes > 0 || f.blocks > 0 {
-		p.Time = 0
-	}
-	if f.udp && p.Bandwidth == 0 && !f.bitrateSet {
-		p.Bandwidth = wire.DefaultUDPRate
-	}
-	if f.udp && f.length > 0 && (f.length < wire.MinUDPLen || f.length > wire.MaxUDPLen) {
-		return o, -1, fmt.Errorf("-l/--length: accepts %d..%d bytes for UDP", wire.MinUDPLen, wire.MaxUDPLen)
-	}
-	if f.tos != "" {
-		v, err := strconv.ParseInt(f.tos, 0, 32)
-		if err != nil || v < 0 || v > 255 {
-			return o, -1, errors.New("-S/--tos: accepts 0..255 (decimal, 0x hex or 0 octal)")
-		}
-		p.TOS = int(v)
-	}
-	p.FlowLabel = f.flowLabel
-	p.ExtraData = f.extraData
-	local := -1
-	if f.affinity != "" {
-		l, r, err := affinity.Parse(f.affinity)
-		if err != nil {
-			return o, -1, fmt.Errorf("-A/--affinity: %v", err)
-		}
-		local, p.ServerAffinity = l, r
-	}
-	if err := p.Validate(); err != nil {
-		return o, -1, err
-	}
-	o.Params = p
-	return o, local, nil
+	return f.r.Options()
 }
 
 func (f *benchFlags) mode() report.Mode {
@@ -198,7 +110,7 @@ buffer, the network, or the CPU.`,
   tcptune bench -c 10.0.0.2 --repeat 5 -J`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.host == "" {
+			if f.r.Host == "" {
 				return errors.New("-c/--client: accepts the server's host name or address (required)")
 			}
 			if logfile != "" {
@@ -225,14 +137,14 @@ buffer, the network, or the CPU.`,
 			return runBench(cmd.Context(), cmd, f)
 		},
 	}
-	cmd.Flags().StringVarP(&f.host, "client", "c", "", "server host to connect to (required)")
+	cmd.Flags().StringVarP(&f.r.Host, "client", "c", "", "server host to connect to (required)")
 	cmd.Flags().StringVar(&logfile, "logfile", "", "send output (and errors) to this file, appending (as iperf3's --logfile)")
 	f.register(cmd.Flags())
 	return cmd
 }
 
 func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
-	f.bitrateSet = cmd.Flags().Changed("bitrate")
+	f.r.BitrateSet = cmd.Flags().Changed("bitrate")
 	o, local, err := f.options()
 	if err != nil {
 		return err
@@ -249,10 +161,10 @@ func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
 		}
 	}
 	out := cmd.OutOrStdout()
-	if (f.title != "" || f.compat.timestamps != "") && f.mode() == report.Text {
+	if (f.r.Title != "" || f.compat.timestamps != "") && f.mode() == report.Text {
 		pw := &report.PrefixWriter{W: out, Stamp: f.compat.timestamps}
-		if f.title != "" {
-			pw.Prefix = f.title + ":  "
+		if f.r.Title != "" {
+			pw.Prefix = f.r.Title + ":  "
 		}
 		out = pw
 	}

@@ -66,7 +66,7 @@ func newIperf3Cmd(args []string) *cobra.Command {
 				defer remove()
 			}
 			switch {
-			case serverMode && b.host != "":
+			case serverMode && b.r.Host != "":
 				return errors.New("-s and -c: choose one")
 			case serverMode:
 				if pf.serverLimit != "" {
@@ -78,14 +78,14 @@ func newIperf3Cmd(args []string) *cobra.Command {
 				if b.compat.timestamps != "" && !b.json {
 					cmd.SetOut(&report.PrefixWriter{W: cmd.OutOrStdout(), Stamp: b.compat.timestamps})
 				}
-				s.port, s.bind, s.json, s.interval, s.format = b.port, b.bind, b.json, b.interval, b.format
+				s.port, s.bind, s.json, s.interval, s.format = b.r.Port, b.r.Bind, b.json, b.r.Interval, b.r.Format
 				s.auth.pkcs1 = b.auth.pkcs1
 				o, err := s.options(cmd)
 				if err != nil {
 					return err
 				}
 				return server.New(o).ListenAndServe(cmd.Context())
-			case b.host != "":
+			case b.r.Host != "":
 				return runBench(cmd.Context(), cmd, b)
 			}
 			return errors.New("parameter error - must either be a client (-c) or server (-s)")
@@ -93,7 +93,7 @@ func newIperf3Cmd(args []string) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.BoolVarP(&serverMode, "server", "s", false, "run in server mode")
-	fs.StringVarP(&b.host, "client", "c", "", "run in client mode, connecting to HOST")
+	fs.StringVarP(&b.r.Host, "client", "c", "", "run in client mode, connecting to HOST")
 	b.register(fs)
 	fs.BoolVarP(&s.oneOff, "one-off", "1", false, "handle one client connection then exit")
 	flagx.IntVarP(fs, &s.maxTests, "max-tests", "", 1, 1, 1024, "tests", "tests served at once (iperf3 serves one)")

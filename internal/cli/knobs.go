@@ -112,14 +112,10 @@ func newShowCmd() *cobra.Command {
 	return cmd
 }
 
-// applyOptions builds apply options.
+// applyOptions builds apply options (with the environment's state
+// directories).
 func applyOptions(netns string, persist, dry bool) apply.Options {
-	o := apply.Options{NetNS: netns, Persist: persist, DryRun: dry}
-	if d := os.Getenv("TCPTUNE_STATE_DIR"); d != "" {
-		o.BackupDir = d + "/backups"
-	}
-	o.SysctlD = os.Getenv("TCPTUNE_SYSCTL_D")
-	return o
+	return apply.Options{NetNS: netns, Persist: persist, DryRun: dry}.FromEnv(os.Getenv)
 }
 
 func newApplyCmd() *cobra.Command {
@@ -169,27 +165,15 @@ func newApplyCmd() *cobra.Command {
 				defer unlock()
 			}
 			b, changes, err := apply.Apply(kvs, o)
-			w := cmd.OutOrStdout()
-			if asJSON && err == nil {
-				return writeJSON(w, apply.Applied(b, changes, dry))
-			}
-			for _, c := range changes {
-				fmt.Fprintf(w, "%s: %s -> %s\n", c.Key, c.Old, c.New)
-			}
-			if err != nil {
-				return err
-			}
+			out, w := apply.Applied(b, changes, dry), cmd.OutOrStdout()
 			switch {
-			case b == nil && len(changes) == 0:
-				fmt.Fprintln(w, "nothing to change")
-			case dry:
-				fmt.Fprintln(w, "dry run: nothing written")
-			default:
-				fmt.Fprintf(w, "applied %d value(s); backup %s (undo: tcptune rollback %s)\n", len(changes), b.ID, b.ID)
-				if persist {
-					fmt.Fprintf(w, "persisted in %s\n", b.PersistFile)
-				}
+			case err != nil:
+				out.WriteChanges(w)
+				return err
+			case asJSON:
+				return writeJSON(w, out)
 			}
+			out.WriteApplied(w)
 			return nil
 		},
 	}
@@ -242,10 +226,7 @@ func newRollbackCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(w, apply.RolledBack(b))
 			}
-			for _, c := range b.Changes {
-				fmt.Fprintf(w, "%s: %s -> %s\n", c.Key, c.New, c.Old)
-			}
-			fmt.Fprintf(w, "rolled back %s\n", b.ID)
+			apply.RolledBack(b).WriteRolledBack(w)
 			return nil
 		},
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/lab"
-	"github.com/tcptune/tcptune/internal/units"
 )
 
 type linkFlags struct {
@@ -71,18 +70,7 @@ func newLabUpCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m := c.Model()
-			fmt.Fprintf(cmd.OutOrStdout(), "lab %s up: %s (%s) ⇄ %s (%s), %s, RTT %s, loss %g%%, queue %s (BDP %s), MTU %d, seed %d\n",
-				st.Name, st.NSA, st.AddrA, st.NSB, st.AddrB, units.FormatRateShort(c.Rate), c.RTT, c.Loss*100,
-				units.FormatSize(float64(m.Queue)), units.FormatSize(float64(c.BDP())), c.MTU, st.Seed)
-			if c.PathMTU > 0 {
-				what := "an ICMP \"fragmentation needed\" from " + st.Router().String()
-				if c.PMTUBlackhole {
-					what = "silently (a PMTU black hole)"
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "path MTU %d: larger packets with DF are dropped with %s\n", c.PathMTU, what)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "try: tcptune lab exec %s b -- tcptune serve &  tcptune lab exec %s a -- tcptune bench -c %s\n", st.Name, st.Name, st.AddrB)
+			lab.WriteUp(cmd.OutOrStdout(), st)
 			return nil
 		},
 	}

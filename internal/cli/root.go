@@ -36,20 +36,7 @@ bandwidth-delay product.`,
 }
 
 // flagError turns pflag's messages into one line naming the flag.
-func flagError(cmd *cobra.Command, err error) error {
-	msg := err.Error()
-	// pflag: invalid argument "x" for "-t, --time" flag: accepts ...
-	if i := strings.Index(msg, "invalid argument "); i >= 0 {
-		if j := strings.Index(msg, " for \""); j > 0 {
-			rest := msg[j+6:]
-			if k := strings.Index(rest, "\" flag: "); k > 0 {
-				name := strings.ReplaceAll(rest[:k], ", ", "/")
-				return fmt.Errorf("%s: %s (got %s)", name, rest[k+8:], msg[i+17:j])
-			}
-		}
-	}
-	return errors.New(msg)
-}
+func flagError(_ *cobra.Command, err error) error { return flagx.OneLine(err) }
 
 // Main runs tcptune (or, when invoked as "iperf3", the drop-in) and
 // returns the exit status.

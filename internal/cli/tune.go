@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/tune"
 	"github.com/tcptune/tcptune/internal/units"
@@ -94,16 +93,12 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 						return fmt.Errorf("--%s: only with --lab", f)
 					}
 				}
-				ao := applyOptions("", false, false)
-				unlock, err := apply.Lock(ao)
+				e, release, err := tune.OpenPeer(peer, port, applyOptions("", false, false))
 				if err != nil {
 					return err
 				}
-				defer unlock()
-				if err := tune.Interrupted(ao); err != nil {
-					return err
-				}
-				env = tune.NewPeerEnv(peer, port, ao)
+				defer release()
+				env = e
 			}
 			res, err := tune.Run(ctx, env, o, tune.NewPrinter(errw, isTerminal(cmd.ErrOrStderr())))
 			if res != nil && res.ChoiceID != "" {

@@ -231,3 +231,21 @@ func ExpandPrefixes(fs *pflag.FlagSet, args []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// OneLine rewrites pflag's message for a bad value ("invalid argument
+// "x" for "-t, --time" flag: accepts ...") as one line that names the
+// flag first, as iperf3 users expect: "-t/--time: accepts ... (got x)".
+// Other errors pass unchanged.
+func OneLine(err error) error {
+	msg := err.Error()
+	if i := strings.Index(msg, "invalid argument "); i >= 0 {
+		if j := strings.Index(msg, " for \""); j > 0 {
+			rest := msg[j+6:]
+			if k := strings.Index(rest, "\" flag: "); k > 0 {
+				name := strings.ReplaceAll(rest[:k], ", ", "/")
+				return fmt.Errorf("%s: %s (got %s)", name, rest[k+8:], msg[i+17:j])
+			}
+		}
+	}
+	return err
+}

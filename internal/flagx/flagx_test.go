@@ -1,6 +1,7 @@
 package flagx
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -69,5 +70,15 @@ func TestExpandPrefixes(t *testing.T) {
 	}
 	if _, err := ExpandPrefixes(fs, []string{"--js"}); err == nil || err.Error() != "option '--js' is ambiguous; possibilities: '--json' '--json-stream'" {
 		t.Fatalf("ambiguous: %v", err)
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	got := OneLine(errors.New(`invalid argument "fast" for "-t, --time" flag: accepts seconds`))
+	if got.Error() != `-t/--time: accepts seconds (got "fast")` {
+		t.Errorf("%q", got)
+	}
+	if other := errors.New("unknown flag: --nope"); OneLine(other) != other {
+		t.Errorf("other errors pass unchanged")
 	}
 }

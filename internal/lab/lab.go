@@ -364,6 +364,23 @@ func (s *State) Namespace(side string) string {
 	return s.NSB
 }
 
+// WriteUp writes what lab up built: the ends, the link, the path's MTU
+// when it is smaller, and the commands to try it.
+func WriteUp(w io.Writer, st *State) {
+	m := st.Model()
+	fmt.Fprintf(w, "lab %s up: %s (%s) ⇄ %s (%s), %s, RTT %s, loss %g%%, queue %s (BDP %s), MTU %d, txqueuelen %d, seed %d\n",
+		st.Name, st.NSA, st.AddrA, st.NSB, st.AddrB, units.FormatRateShort(st.Rate), st.RTT, st.Loss*100,
+		units.FormatSize(float64(m.Queue)), units.FormatSize(float64(st.BDP())), st.MTU, st.TxQLen(), st.Seed)
+	if st.PathMTU > 0 {
+		what := "an ICMP \"fragmentation needed\" from " + st.Router().String()
+		if st.PMTUBlackhole {
+			what = "silently (a PMTU black hole)"
+		}
+		fmt.Fprintf(w, "path MTU %d: larger packets with DF are dropped with %s\n", st.PathMTU, what)
+	}
+	fmt.Fprintf(w, "try: tcptune lab exec %s b -- tcptune serve &  tcptune lab exec %s a -- tcptune bench -c %s\n", st.Name, st.Name, st.AddrB)
+}
+
 // WriteList writes links as lab ls's table.
 func WriteList(w io.Writer, links []Link) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

@@ -201,6 +201,22 @@ func (e *Setup) Keep(kvs []apply.KV, persist bool) (string, error) {
 	return strings.Join(ids, ","), nil
 }
 
+// OpenPeer is NewPeerEnv with the guards a run on a real host needs:
+// it takes apply's lock (no apply, rollback or other tune meanwhile)
+// and refuses to start over what an interrupted run left changed
+// (Interrupted). release drops the lock.
+func OpenPeer(host string, port int, o apply.Options) (env *Setup, release func(), err error) {
+	unlock, err := apply.Lock(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := Interrupted(o); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return NewPeerEnv(host, port, o), unlock, nil
+}
+
 // NewPeerEnv tunes this host against the server at host:port: trials
 // run here, settings apply in this namespace, and backups go where
 // "tcptune rollback" finds them (o's backup directory). The peer's own

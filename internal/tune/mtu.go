@@ -33,6 +33,7 @@ type PathMTU struct {
 	// carried with both ends raised to Tried (package pmtu).
 	Interface int         `json:"interface_mtu"`
 	Tried     int         `json:"tried_mtu"`
+	Raised    string      `json:"raised"` // which interfaces were raised to Tried
 	Probed    pmtu.Result `json:"probed"`
 	// MSSBefore and MSSAfter are the senders' MSS in the baseline and
 	// in the verification.
@@ -51,32 +52,45 @@ type PathMTU struct {
 // (and the goodput it is judged against is the larger MTU's). An MTU
 // the path does not carry is never kept; the trial settings, the MTU
 // among them, are undone as any trial's, also after a signal.
+//
+// Against a peer (--peer) it is this host's interface toward the peer
+// that tune raises and keeps: the connection's MSS is the smaller of
+// the two ends', so it gains only where the peer's interface already
+// carries more; where the MSS stays, the step says so and puts the
+// peer's command in PeerAdvice.
 func (r *runner) jumbo(ctx context.Context, choice *Candidate) (*Candidate, error) {
 	l, ok := r.env.(linker)
-	if !ok || l.Device() == "" || !r.env.BothEnds() {
+	if !ok || (r.env.BothEnds() && l.Device() == "") {
 		return choice, nil
 	}
 	res := r.res
-	key := linkset.Key(l.Device(), "mtu")
-	_, mtu, err := l.Route()
+	iface, mtu, err := l.Route()
 	if err != nil {
-		return nil, err
+		if r.env.BothEnds() {
+			return nil, err
+		}
+		return choice, nil // a peer's route unknown here: no MTU step
 	}
 	if mtu <= 0 || mtu >= jumboMTU {
 		return choice, nil
 	}
-	pm := &PathMTU{Interface: mtu, Tried: jumboMTU}
+	key := linkset.Key(iface, "mtu")
+	ends := "both ends' interfaces"
+	if !r.env.BothEnds() {
+		ends = "this host's interface " + iface
+	}
+	pm := &PathMTU{Interface: mtu, Tried: jumboMTU, Raised: ends}
 	res.PathMTU = pm
-	r.pr.Stage("path MTU: both ends' interfaces at %d for a moment (tcp_mtu_probing=1 as the guard), probing with DF echo requests", jumboMTU)
+	r.pr.Stage("path MTU: %s at %d for a moment (tcp_mtu_probing=1 as the guard), probing with DF echo requests", ends, jumboMTU)
 	guard := apply.KV{Key: keyMTUProbing, Value: "1"}
 	undo, err := r.env.Set(append(choice.KVs(), apply.KV{Key: key, Value: strconv.Itoa(jumboMTU)}, guard))
 	if err != nil {
-		res.Steps = append(res.Steps, fmt.Sprintf("path MTU: could not raise the interfaces to %d (%v): the MTU stays %d", jumboMTU, err, mtu))
+		res.Steps = append(res.Steps, fmt.Sprintf("path MTU: could not raise %s to %d (%v): the MTU stays %d", ends, jumboMTU, err, mtu))
 		return choice, nil
 	}
 	probed, perr := l.PathMTU(ctx, jumboMTU)
 	if err := undo(); err != nil {
-		return nil, fmt.Errorf("putting the interfaces back to MTU %d: %w", mtu, err)
+		return nil, fmt.Errorf("putting %s back to MTU %d: %w", ends, mtu, err)
 	}
 	if perr != nil {
 		if ctx.Err() != nil {
@@ -87,12 +101,12 @@ func (r *runner) jumbo(ctx context.Context, choice *Candidate) (*Candidate, erro
 	}
 	pm.Probed = probed
 	if probed.Unknown || probed.Largest <= mtu {
-		res.Steps = append(res.Steps, fmt.Sprintf("path MTU: %s with both ends at %d: the MTU stays %d", probed, jumboMTU, mtu))
+		res.Steps = append(res.Steps, fmt.Sprintf("path MTU: %s with %s at %d: the MTU stays %d", probed, ends, jumboMTU, mtu))
 		return choice, nil
 	}
 	target := probed.Largest
-	why := fmt.Sprintf("the path carries %s (both ends raised to %d, probed with DF echo requests): fewer, larger packets cut the per-packet cost and the headers' share (goodput %s at MTU %d, %s at %d)",
-		probed, jumboMTU, rate(linkem.Goodput(res.Rate, mtu)), mtu, rate(linkem.Goodput(res.Rate, target)), target)
+	why := fmt.Sprintf("the path carries %s (%s raised to %d, probed with DF echo requests): fewer, larger packets cut the per-packet cost and the headers' share (goodput %s at MTU %d, %s at %d)",
+		probed, ends, jumboMTU, rate(linkem.Goodput(res.Rate, mtu)), mtu, rate(linkem.Goodput(res.Rate, target)), target)
 	c := &Candidate{ID: "mtu-" + strconv.Itoa(target), Origin: OriginSearch, Name: fmt.Sprintf("%s, MTU %d", shortName(choice), target),
 		Source: "the path's MTU, probed", Congestion: choice.Congestion,
 		Settings: append(slices.Clone(choice.Settings),
@@ -105,11 +119,24 @@ func (r *runner) jumbo(ctx context.Context, choice *Candidate) (*Candidate, erro
 	}
 	if !r.improves(c, choice) || r.worseSomewhere(c, choice) {
 		c.Status = fmt.Sprintf("%.0f%% of the best: MTU %d did not gain %.0f%% over MTU %d", 100*r.share(c), target, 100*minGain, mtu)
+		if before, after := mssOf(choice), mssOf(c); !r.env.BothEnds() && after > 0 && after <= before {
+			res.Steps = append(res.Steps, fmt.Sprintf("path MTU: the path carries %d from here, but with %s at %d the connection's MSS stayed %d: the peer's interface sends and receives at most %d: the MTU stays %d here; raise the peer's too (see \"On the peer\"), then run tune again", target, iface, target, after, after+52, mtu))
+			line := fmt.Sprintf("ip link set dev IFACE mtu %d  (the peer's interface toward this host; the path carries %d, and this host can follow: tcptune tune --peer again)", target, target)
+			if !slices.Contains(res.PeerAdvice, line) {
+				res.PeerAdvice = append(res.PeerAdvice, line)
+			}
+			return choice, nil
+		}
 		res.Steps = append(res.Steps, fmt.Sprintf("path MTU: %d carried, but one trial with it gained less than %.0f%%: the MTU stays %d", target, 100*minGain, mtu))
 		return choice, nil
 	}
 	res.Goodput = linkem.Goodput(res.Rate, target)
-	res.GoodputSource = fmt.Sprintf("the link's rate × MSS/MTU at MTU %d", target)
+	if res.GoodputSource != "estimated" { // an estimate stays one, raised by trials
+		res.GoodputSource = fmt.Sprintf("the link's rate × MSS/MTU at MTU %d", target)
+	}
+	if m := mssOf(c); m > 0 {
+		r.mss = m // the MSS the goodput is now judged at
+	}
 	res.Steps = append(res.Steps, fmt.Sprintf("path MTU: %d carried and gained in one trial per direction: %s becomes the choice (goodput now judged at MTU %d: %s)", target, c.Name, target, rate(res.Goodput)))
 	c.Status = "chosen: the path carries a larger MTU"
 	return c, nil
@@ -150,10 +177,26 @@ func (r *runner) blackHole(ctx context.Context) error {
 		r.res.Steps = append(r.res.Steps, fmt.Sprintf("path MTU: the probe failed (%v)", err))
 		return nil
 	}
-	r.res.PathMTU = &PathMTU{Interface: mtu, Tried: mtu, Probed: probed}
+	r.res.PathMTU = &PathMTU{Interface: mtu, Tried: mtu, Raised: iface + " (as it was)", Probed: probed}
 	if probed.Blackhole && probed.Largest < mtu {
 		return fmt.Errorf("the path to the peer is a PMTU black hole: it carries %d bytes and drops larger packets without an ICMP \"fragmentation needed\", while %s sends up to %d: every transfer stalls after its handshake, so no trial can measure it. Fix it first, at both ends: sysctl -w %s=1 (TCP probes its way down), or ip link set dev %s mtu %d",
 			probed.Largest, iface, mtu, keyMTUProbing, iface, probed.Largest)
 	}
 	return nil
+}
+
+// mssOf is the MSS of c's first forward trial, else of its first
+// trial (0 when unknown).
+func mssOf(c *Candidate) int {
+	for _, t := range c.Trials {
+		if t.MSS > 0 && t.Direction == Forward {
+			return t.MSS
+		}
+	}
+	for _, t := range c.Trials {
+		if t.MSS > 0 {
+			return t.MSS
+		}
+	}
+	return 0
 }

@@ -99,7 +99,11 @@ func WriteText(w io.Writer, r *Result) {
 	}
 
 	if pm := r.PathMTU; pm != nil {
-		fmt.Fprintf(w, "\nPath MTU: %s with both ends at %d (interfaces had %d)", pm.Probed, pm.Tried, pm.Interface)
+		raised := pm.Raised
+		if raised == "" {
+			raised = "both ends' interfaces"
+		}
+		fmt.Fprintf(w, "\nPath MTU: %s with %s at %d (they had %d)", pm.Probed, raised, pm.Tried, pm.Interface)
 		if pm.MSSBefore > 0 && pm.MSSAfter > 0 {
 			fmt.Fprintf(w, "; MSS %d → %d", pm.MSSBefore, pm.MSSAfter)
 		}

@@ -617,13 +617,30 @@ func (r *runner) congestion() string {
 
 // raise keeps an estimated goodput at or above the best any trial
 // reached: a path that carried a rate can carry it.
+//
+// The trial counts payload at its own MSS; the goodput is judged at
+// r.mss (headers of 52 bytes a packet either way), so a jumbo trial
+// raises the rate by what its packets carried, not by its payload
+// (994 Mbit/s at MSS 8948 is a 1 Gbit/s link, not 1.03).
 func (r *runner) raise(t Trial, label string) {
 	res := r.res
-	if res.GoodputSource != "estimated" || t.BitsPerSecond <= res.Goodput {
+	if res.GoodputSource != "estimated" {
 		return
 	}
-	res.Goodput = t.BitsPerSecond
-	res.Rate = t.BitsPerSecond * 1500 / 1448
+	at := r.mss
+	if at <= 0 {
+		at = 1448
+	}
+	mss := t.MSS
+	if mss <= 0 {
+		mss = at
+	}
+	g := t.BitsPerSecond * float64(at) / float64(at+52) * float64(mss+52) / float64(mss)
+	if g <= res.Goodput {
+		return
+	}
+	res.Goodput = g
+	res.Rate = g * float64(at+52) / float64(at)
 	res.RateSource = "estimated: raised to the best trial (" + label + ")"
 }
 

@@ -36,6 +36,7 @@ type modelEnv struct {
 	both       bool
 	peerR      int64 // peer's tcp_rmem max (--peer mode)
 	peerW      int64 // peer's tcp_wmem max
+	peerMTU    int   // peer's interface MTU (--peer mode; 0 = as ours)
 	lossCap    map[string]float64
 	values     map[string]string
 	rng        *rand.Rand
@@ -175,10 +176,14 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 // mtu is the interfaces' MTU now (link.eth0.mtu when the model has
 // one, else 1500); goodputNow the link's goodput at it.
 func (m *modelEnv) mtu() int {
+	own := 1500
 	if v, err := strconv.Atoi(m.values["link.eth0.mtu"]); err == nil {
-		return v
+		own = v
 	}
-	return 1500
+	if !m.both && m.peerMTU > 0 {
+		return min(own, m.peerMTU) // the MSS is the smaller end's
+	}
+	return own
 }
 
 func (m *modelEnv) goodputNow() float64 { return linkem.Goodput(m.rate, m.mtu()) }
@@ -1019,6 +1024,44 @@ func TestJumboFrames(t *testing.T) {
 	}
 }
 
+// Against a peer, tune raises this host's interface toward it: the
+// MSS is the smaller end's, so MTU 9000 is kept where the peer already
+// has it, and where the peer is at 1500 the MSS stays, nothing is kept,
+// and the peer's command is in PeerAdvice.
+func TestJumboFramesPeer(t *testing.T) {
+	for _, peerMTU := range []int{9000, 1500} {
+		t.Run("peer at "+strconv.Itoa(peerMTU), func(t *testing.T) {
+			m := newModel(1e9, 20*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
+			m.both, m.peerR, m.peerW, m.peerMTU = false, 33554432, 33554432, peerMTU
+			m.values["link.eth0.mtu"] = "1500"
+			l := &linkModel{modelEnv: m, pathMTU: 9000}
+			start := snapshotValues(m)
+			res, err := Run(context.Background(), l, Options{}, quiet{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			restored(t, m, start)
+			steps := strings.Join(res.Steps, "\n")
+			kept := false
+			for _, s := range res.Choice().Settings {
+				kept = kept || (s.Key == "link.eth0.mtu" && s.Value == "9000")
+			}
+			if res.PathMTU == nil || !strings.Contains(res.PathMTU.Raised, "this host's interface eth0") {
+				t.Fatalf("path MTU %+v", res.PathMTU)
+			}
+			if peerMTU == 9000 {
+				if !kept || !res.Kept || res.PathMTU.MSSAfter != 8948 {
+					t.Fatalf("kept %v/%v, MSS after %d:\n%s", kept, res.Kept, res.PathMTU.MSSAfter, steps)
+				}
+				return
+			}
+			if kept || !strings.Contains(steps, "the connection's MSS stayed 1448") || len(res.PeerAdvice) != 1 || !strings.Contains(res.PeerAdvice[0], "mtu 9000") {
+				t.Fatalf("kept %v, advice %q:\n%s", kept, res.PeerAdvice, steps)
+			}
+		})
+	}
+}
+
 // A congestion control the levers chose gets its own buffers: from a
 // choice already below the first trim level (2 × BDP with headroom),
 // the trim goes on to 1.5 × BDP (it stopped there once, leaving BBR
@@ -1214,4 +1257,20 @@ func (d *dropsOnly) Trial(ctx context.Context, s TrialSpec, g float64, rtt time.
 		withDrops(&t, drops.Counters{Iface: "eth0", TxDrop: 40})
 	}
 	return t, err
+}
+
+// An estimated rate is raised by a trial's packets, not its payload: a
+// jumbo trial's 994 Mbit/s at MSS 8948 is a 1 Gbit/s link (it read as
+// 1.03 Gbit/s, live, against a peer at MTU 9000), and a 1500-byte trial
+// above the estimate raises it as before.
+func TestRaiseCountsPackets(t *testing.T) {
+	r := &runner{mss: 1448, res: &Result{Rate: 1e9, Goodput: 1e9 * 1448 / 1500, GoodputSource: "estimated"}}
+	r.raise(Trial{BitsPerSecond: 994e6, MSS: 8948}, "jumbo")
+	if r.res.Rate > 1.0005e9 || r.res.Goodput > 965.4e6 {
+		t.Fatalf("a jumbo trial raised the rate to %.4g (goodput %.4g)", r.res.Rate, r.res.Goodput)
+	}
+	r.raise(Trial{BitsPerSecond: 980e6, MSS: 1448}, "better")
+	if r.res.Goodput != 980e6 || math.Abs(r.res.Rate-980e6*1500/1448) > 1 {
+		t.Fatalf("a faster trial: goodput %.4g rate %.4g", r.res.Goodput, r.res.Rate)
+	}
 }
