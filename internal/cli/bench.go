@@ -69,7 +69,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.Lookup("cntl-ka").NoOptDefVal = " "
 	f.auth.registerClient(fs)
 	f.auth.registerPadding(fs)
-	f.compat.register(fs)
+	f.compat.register(fs, &f.r)
 }
 
 // options checks the output flags and builds the client's options
@@ -149,8 +149,8 @@ func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := f.compat.apply(&o, cmd.ErrOrStderr()); err != nil {
-		return err
+	for _, w := range f.r.Warnings() {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
 	}
 	if o.Auth, err = f.auth.credentials(cmd); err != nil {
 		return err

@@ -11,13 +11,9 @@ import (
 	"github.com/tcptune/tcptune/internal/advise"
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/flagx"
-	"github.com/tcptune/tcptune/internal/knobs"
-	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/show"
-	"github.com/tcptune/tcptune/internal/sysctl"
 	"github.com/tcptune/tcptune/internal/tune"
 	"github.com/tcptune/tcptune/internal/units"
-	"github.com/tcptune/tcptune/internal/window"
 )
 
 func newAdviseCmd() *cobra.Command {
@@ -80,10 +76,6 @@ func newShowCmd() *cobra.Command {
 			if runtime.GOOS != "linux" {
 				return fmt.Errorf("tcptune show reads Linux sysctls; it is not supported on %s (use tcptune advise --os)", runtime.GOOS)
 			}
-			cat, err := knobs.Catalogue("linux")
-			if err != nil {
-				return err
-			}
 			rtts := show.DefaultRTTs
 			if rtt != "" {
 				d, err := units.ParseDuration(rtt)
@@ -92,14 +84,10 @@ func newShowCmd() *cobra.Command {
 				}
 				rtts = []time.Duration{d}
 			}
-			var r show.Report
-			if err := nsx.Do(netns, func() error {
-				r = show.Read(sysctl.Host(), cat, window.Host(), rtts)
-				return nil
-			}); err != nil {
+			r, err := show.ReadNetNS(netns, rtts)
+			if err != nil {
 				return err
 			}
-			r.NetNS = netns
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}

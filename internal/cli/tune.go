@@ -71,11 +71,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 				if err != nil {
 					return err
 				}
-				self, err := os.Executable()
-				if err != nil {
-					return err
-				}
-				e, closeLab, err := tune.NewLabEnv(ctx, c, self)
+				e, closeLab, err := tune.OpenLab(ctx, c)
 				if err != nil {
 					return err
 				}

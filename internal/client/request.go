@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/affinity"
+	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -51,6 +53,21 @@ type Request struct {
 	FQRate         float64
 	DontFrag       bool
 	KeepAlive      *net.KeepAliveConfig
+	// iperf3 3.22's options beyond those: honoured (DSCP, BindDev,
+	// SndTimeout, PacingTimer), ignored with a warning (GSRO), or
+	// refused in iperf3's words (MPTCP, File, SCTP, XBind, NStreams).
+	DSCP, BindDev, PacingTimer string
+	SndTimeout, NStreams       int
+	GSRO, MPTCP, SCTP          bool
+	File, XBind                string
+}
+
+// Warnings are what the request asks for that tcptune ignores.
+func (q Request) Warnings() []string {
+	if q.GSRO {
+		return []string{"--gsro: UDP GSO/GRO is not supported by tcptune; ignored"}
+	}
+	return nil
 }
 
 // Options validates the request and builds the client's options, and
@@ -94,6 +111,29 @@ func (q Request) Options() (Options, int, error) {
 		}
 		p.TOS = int(v)
 	}
+	switch {
+	case q.MPTCP:
+		return o, -1, errors.New("-m/--mptcp: MPTCP is not supported by tcptune")
+	case q.File != "":
+		return o, -1, errors.New("-F/--file: transmitting a file is not supported by tcptune")
+	case q.SCTP || q.XBind != "" || q.NStreams > 0:
+		return o, -1, errors.New("--sctp, -X/--xbind, --nstreams: SCTP is not supported by tcptune")
+	}
+	if q.DSCP != "" {
+		d, err := ParseDSCP(q.DSCP)
+		if err != nil {
+			return o, -1, err
+		}
+		p.TOS = d << 2
+	}
+	if q.PacingTimer != "" {
+		v, err := units.ParseBytes(q.PacingTimer)
+		if err != nil || v <= 0 || v > 1e9 {
+			return o, -1, fmt.Errorf("--pacing-timer: accepts microseconds, e.g. 1000 or 1K (got %q)", q.PacingTimer)
+		}
+		p.PacingTimer = int(v)
+	}
+	o.Device, o.SndTimeout = q.BindDev, q.SndTimeout
 	local := -1
 	if q.Affinity != "" {
 		l, r, err := affinity.Parse(q.Affinity)
@@ -107,4 +147,26 @@ func (q Request) Options() (Options, int, error) {
 	}
 	o.Params = p
 	return o, local, nil
+}
+
+// dscpNames are RFC 4594's DSCP names, as iperf3 takes them.
+func dscpNames() map[string]int {
+	return map[string]int{
+		"cs0": 0, "cs1": 8, "cs2": 16, "cs3": 24, "cs4": 32, "cs5": 40, "cs6": 48, "cs7": 56,
+		"af11": 10, "af12": 12, "af13": 14, "af21": 18, "af22": 20, "af23": 22,
+		"af31": 26, "af32": 28, "af33": 30, "af41": 34, "af42": 36, "af43": 38,
+		"ef": 46, "va": 44, "le": 1,
+	}
+}
+
+// ParseDSCP reads --dscp: 0-63 (decimal, 0x hex, 0 octal) or a name.
+func ParseDSCP(s string) (int, error) {
+	if v, ok := dscpNames()[strings.ToLower(s)]; ok {
+		return v, nil
+	}
+	v, err := strconv.ParseInt(s, 0, 32)
+	if err != nil || v < 0 || v > 63 {
+		return 0, fmt.Errorf("--dscp: accepts 0-63 or a name (af11-af43, cs0-cs7, ef, va, le) (got %q)", s)
+	}
+	return int(v), nil
 }

@@ -45,3 +45,49 @@ func TestRequestOptions(t *testing.T) {
 		t.Errorf("-n 100M: %+v %d %v", o.Params, local, err)
 	}
 }
+
+func TestParseDSCP(t *testing.T) {
+	for in, want := range map[string]int{"ef": 46, "AF41": 34, "0x2e": 46, "010": 8, "63": 63} {
+		if got, err := ParseDSCP(in); err != nil || got != want {
+			t.Errorf("%s: %d %v, want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"64", "-1", "gold"} {
+		if _, err := ParseDSCP(in); err == nil || !strings.HasPrefix(err.Error(), "--dscp: accepts 0-63") {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}
+
+// getopt_long's prefixes: an unambiguous one is spelled out (with its
+// value), an exact name wins, an ambiguous one is refused in getopt's
+// words, and nothing after "--" is touched.
+
+// iperf3 3.22's options: refused in iperf3's words, warned about, or
+// honoured (--dscp sets the TOS's upper six bits, --pacing-timer the
+// server's timer, --bind-dev and --snd-timeout the sockets').
+func TestRequestCompat(t *testing.T) {
+	base := Request{Host: "h", Port: 5201, Time: 10, Parallel: 1, Interval: time.Second}
+	for want, edit := range map[string]func(*Request){
+		"-m/--mptcp: MPTCP is not supported":   func(q *Request) { q.MPTCP = true },
+		"-F/--file: transmitting a file":       func(q *Request) { q.File = "x" },
+		"--sctp, -X/--xbind, --nstreams":       func(q *Request) { q.NStreams = 2 },
+		"--dscp: accepts 0-63":                 func(q *Request) { q.DSCP = "64" },
+		"--pacing-timer: accepts microseconds": func(q *Request) { q.PacingTimer = "soon" },
+	} {
+		q := base
+		edit(&q)
+		if _, _, err := q.Options(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v", want, err)
+		}
+	}
+	q := base
+	q.DSCP, q.PacingTimer, q.BindDev, q.SndTimeout, q.GSRO = "ef", "2K", "eth1", 5000, true
+	o, _, err := q.Options()
+	if err != nil || o.Params.TOS != 46<<2 || o.Params.PacingTimer != 2048 || o.Device != "eth1" || o.SndTimeout != 5000 {
+		t.Fatalf("honoured: %+v %v", o, err)
+	}
+	if w := q.Warnings(); len(w) != 1 || !strings.Contains(w[0], "--gsro") {
+		t.Errorf("warnings %q", w)
+	}
+}

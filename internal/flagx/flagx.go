@@ -168,28 +168,6 @@ func (v *keepAliveValue) Set(s string) error {
 	return nil
 }
 
-// dscpNames are RFC 4594's DSCP names, as iperf3 takes them.
-func dscpNames() map[string]int {
-	return map[string]int{
-		"cs0": 0, "cs1": 8, "cs2": 16, "cs3": 24, "cs4": 32, "cs5": 40, "cs6": 48, "cs7": 56,
-		"af11": 10, "af12": 12, "af13": 14, "af21": 18, "af22": 20, "af23": 22,
-		"af31": 26, "af32": 28, "af33": 30, "af41": 34, "af42": 36, "af43": 38,
-		"ef": 46, "va": 44, "le": 1,
-	}
-}
-
-// ParseDSCP reads --dscp: 0-63 (decimal, 0x hex, 0 octal) or a name.
-func ParseDSCP(s string) (int, error) {
-	if v, ok := dscpNames()[strings.ToLower(s)]; ok {
-		return v, nil
-	}
-	v, err := strconv.ParseInt(s, 0, 32)
-	if err != nil || v < 0 || v > 63 {
-		return 0, fmt.Errorf("--dscp: accepts 0-63 or a name (af11-af43, cs0-cs7, ef, va, le) (got %q)", s)
-	}
-	return int(v), nil
-}
-
 // ExpandPrefixes spells out long options given as an unambiguous prefix
 // (--bid for --bidir), as getopt_long allows iperf3's users; an exact
 // name always wins. A prefix that fits several is refused with

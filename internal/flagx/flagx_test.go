@@ -42,22 +42,6 @@ func TestValues(t *testing.T) {
 	}
 }
 
-func TestParseDSCP(t *testing.T) {
-	for in, want := range map[string]int{"ef": 46, "AF41": 34, "0x2e": 46, "010": 8, "63": 63} {
-		if got, err := ParseDSCP(in); err != nil || got != want {
-			t.Errorf("%s: %d %v, want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"64", "-1", "gold"} {
-		if _, err := ParseDSCP(in); err == nil || !strings.HasPrefix(err.Error(), "--dscp: accepts 0-63") {
-			t.Errorf("%s: %v", in, err)
-		}
-	}
-}
-
-// getopt_long's prefixes: an unambiguous one is spelled out (with its
-// value), an exact name wins, an ambiguous one is refused in getopt's
-// words, and nothing after "--" is touched.
 func TestExpandPrefixes(t *testing.T) {
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	fs.Bool("bidir", false, "")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/knobs"
+	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/sysctl"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
@@ -38,6 +39,22 @@ type Report struct {
 
 // Read reads the catalogue's knobs under fs (those the kernel does not
 // have are left out) and computes the windows with model m and the caps
+// ReadNetNS reads this host's Linux knobs live, in the network
+// namespace netns ("" = the caller's), with the host's window model.
+func ReadNetNS(netns string, rtts []time.Duration) (Report, error) {
+	cat, err := knobs.Catalogue("linux")
+	if err != nil {
+		return Report{}, err
+	}
+	var r Report
+	err = nsx.Do(netns, func() error {
+		r = Read(sysctl.Host(), cat, window.Host(), rtts)
+		return nil
+	})
+	r.NetNS = netns
+	return r, err
+}
+
 // at rtts.
 func Read(fs sysctl.FS, cat knobs.OS, m window.Model, rtts []time.Duration) Report {
 	r := Report{Model: m}

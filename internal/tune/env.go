@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/lab"
 	"github.com/tcptune/tcptune/internal/linkset"
 	"github.com/tcptune/tcptune/internal/pmtu"
 )
@@ -199,6 +200,15 @@ func (e *Setup) Keep(kvs []apply.KV, persist bool) (string, error) {
 		}
 	}
 	return strings.Join(ids, ","), nil
+}
+
+// OpenLab is NewLabEnv with this executable serving in end b.
+func OpenLab(ctx context.Context, c lab.Config) (env *Setup, close func(), err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewLabEnv(ctx, c, self)
 }
 
 // OpenPeer is NewPeerEnv with the guards a run on a real host needs:
