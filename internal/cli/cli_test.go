@@ -18,8 +18,9 @@ func TestBadFlagsSayOneLine(t *testing.T) {
 		{[]string{"tcptune", "bench", "-c", "h", "-b", "fast"}, `-b/--bitrate:`},
 		{[]string{"tcptune", "serve", "--time-skew-threshold", "-3"}, `--time-skew-threshold: accepts seconds 1..86400`},
 		{[]string{"tcptune", "lab", "up", "x", "--loss", "lots"}, `--loss: accepts a fraction`},
-		{[]string{"tcptune", "advise", "--rate", "1gbit"}, `--rtt: accepts a duration`},
-		{[]string{"tcptune", "show", "--rtt", "-1ms"}, `--rtt: accepts a duration`},
+		{[]string{"tcptune", "advise", "--rate", "1gbit"}, `--rate and --rtt: required`},
+		{[]string{"tcptune", "advise", "--rate", "1gbit", "--rtt", "soon"}, `--rtt: accepts 0.001..10 seconds`},
+		{[]string{"tcptune", "show", "--rtt", "-1ms"}, `--rtt: accepts 0.001..10 seconds`},
 		{[]string{"iperf3", "-c", "h", "-i", "abc"}, `iperf3: error - -i/--interval:`},
 		{[]string{"iperf3", "-c", "h", "--username", "u"}, `--username and --rsa-public-key-path: give both, or neither`},
 	} {

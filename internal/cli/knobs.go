@@ -13,12 +13,12 @@ import (
 	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/show"
 	"github.com/tcptune/tcptune/internal/tune"
-	"github.com/tcptune/tcptune/internal/units"
 )
 
 func newAdviseCmd() *cobra.Command {
-	var rate, rtt, memory, role, osName, format string
+	var role, osName, format string
 	var streams, conns int
+	in := advise.Input{}
 	cmd := &cobra.Command{
 		Use:   "advise --rate RATE --rtt RTT [--streams N] [--connections N] [--memory SIZE] [--role host|storage|firewall|router] [--os OS] [--format FORMAT]",
 		Short: "Recommend socket-buffer settings from rate × RTT, with a reason per value and a memory budget",
@@ -28,18 +28,9 @@ func newAdviseCmd() *cobra.Command {
   tcptune advise --rate 1gbit --rtt 20ms --os windows --format script`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in := advise.Input{Streams: streams, Connections: conns, Role: role, OS: osName}
-			var err error
-			if in.Rate, err = units.ParseRate(rate); err != nil || rate == "" {
-				return fmt.Errorf("--rate: accepts a bit rate, e.g. 1gbit, 10G, 500mbit (required)")
-			}
-			if in.RTT, err = units.ParseDuration(rtt); err != nil || rtt == "" {
-				return fmt.Errorf("--rtt: accepts a duration, e.g. 50ms, 0.05s (required)")
-			}
-			if memory != "" {
-				if in.Memory, err = units.ParseBytes(memory); err != nil {
-					return fmt.Errorf("--memory: accepts a size, e.g. 16G, 64GiB")
-				}
+			in.Streams, in.Connections, in.Role, in.OS = streams, conns, role, osName
+			if in.Rate <= 0 || in.RTT <= 0 {
+				return fmt.Errorf("--rate and --rtt: required, e.g. --rate 1gbit --rtt 50ms")
 			}
 			a, err := advise.Advise(advise.WithHost(in, runtime.GOOS, "/"))
 			if err != nil {
@@ -54,11 +45,11 @@ func newAdviseCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&rate, "rate", "", "path or NIC rate, e.g. 1gbit, 10G")
-	f.StringVar(&rtt, "rtt", "", "round-trip time, e.g. 50ms")
+	flagx.RateVarP(f, &in.Rate, "rate", "", "path or NIC rate, e.g. 1gbit, 10G (required)")
+	flagx.SecondsVarP(f, &in.RTT, "rtt", "", 0, time.Millisecond, 10*time.Second, false, "round-trip time, e.g. 50ms (required)")
 	flagx.IntVarP(f, &streams, "streams", "", 1, 1, 1024, "streams", "parallel streams per transfer")
 	flagx.IntVarP(f, &conns, "connections", "", 100, 1, 10000000, "connections", "concurrent connections on the host (for the memory budget)")
-	f.StringVar(&memory, "memory", "", "host RAM (default: this host's, when advising for its own OS)")
+	flagx.SizeVarP(f, &in.Memory, "memory", "", 0, "host RAM, e.g. 64G (default: this host's, when advising for its own OS)")
 	f.StringVar(&role, "role", "host", "host, storage, firewall or router")
 	f.StringVar(&osName, "os", "linux", "linux, freebsd, solaris10, solaris11, macos or windows")
 	f.StringVar(&format, "format", "text", "text; linux: sysctl, script, tuned, ansible; freebsd/macos: sysctl; solaris/windows: script; json")
@@ -66,7 +57,8 @@ func newAdviseCmd() *cobra.Command {
 }
 
 func newShowCmd() *cobra.Command {
-	var netns, rtt string
+	var netns string
+	var rtt time.Duration
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show [--netns NS] [--rtt RTT] [--json]",
@@ -77,12 +69,8 @@ func newShowCmd() *cobra.Command {
 				return fmt.Errorf("tcptune show reads Linux sysctls; it is not supported on %s (use tcptune advise --os)", runtime.GOOS)
 			}
 			rtts := show.DefaultRTTs
-			if rtt != "" {
-				d, err := units.ParseDuration(rtt)
-				if err != nil || d <= 0 {
-					return fmt.Errorf("--rtt: accepts a duration, e.g. 50ms")
-				}
-				rtts = []time.Duration{d}
+			if rtt > 0 {
+				rtts = []time.Duration{rtt}
 			}
 			r, err := show.ReadNetNS(netns, rtts)
 			if err != nil {
@@ -95,7 +83,7 @@ func newShowCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&netns, "netns", "", "read the values inside this network namespace")
-	cmd.Flags().StringVar(&rtt, "rtt", "", "RTT to compute the cap for (default: 1, 10, 50, 100 and 200 ms)")
+	flagx.SecondsVarP(cmd.Flags(), &rtt, "rtt", "", 0, time.Millisecond, 10*time.Second, false, "RTT to compute the cap for, e.g. 50ms (default: 1, 10, 50, 100 and 200 ms)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "output JSON")
 	return cmd
 }
