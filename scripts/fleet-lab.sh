@@ -4,8 +4,9 @@
 # h1 (1 Gbit/s, 50 ms to the hub), h2 (100 Mbit/s, 10 ms), h3 (300 Mbit/s,
 # 10 ms) and ref (2.5 Gbit/s, no delay), each running its own sshd in a
 # private mount namespace with its own /etc/sysctl.d, /var/lib, /run and
-# /usr/local/bin (tmpfs or a directory under DIR), so that nothing on the
-# real host changes. The Ansible controller runs in the hub.
+# /usr/local/bin (tmpfs or a directory under DIR), and /usr, /etc and
+# dpkg's database as overlays (a .deb installs into the host's own), so
+# that nothing on the real host changes. The Ansible controller runs in the hub.
 #
 #   scripts/fleet-lab.sh up DIR     build it; writes DIR/inventory.yml and DIR/env
 #   scripts/fleet-lab.sh run DIR CMD...   run CMD in the hub with DIR/env
@@ -69,9 +70,21 @@ UsePAM no
 StrictModes no
 Subsystem sftp internal-sftp
 EOC
+		# /usr, /etc and dpkg's database are overlays whose writes land
+		# in DIR/NAME (a .deb installs there, as on a host of its own);
+		# /var/lib, /var/cache, /var/log, /run and /usr/local/bin are
+		# empty tmpfs; /etc/sysctl.d is DIR/NAME/sysctl.d.
+		local o=$dir/$name/overlay
+		mkdir -p "$o/dpkg-lower" "$o/usr/up" "$o/usr/work" "$o/etc/up" "$o/etc/work" "$o/dpkg/up" "$o/dpkg/work"
 		ip netns exec "$ns" unshare --mount --propagation private sh -c "
+			mount --bind /var/lib/dpkg '$o/dpkg-lower' &&
+			mount -t overlay overlay -o lowerdir=/usr,upperdir='$o/usr/up',workdir='$o/usr/work' /usr &&
+			mount -t overlay overlay -o lowerdir=/etc,upperdir='$o/etc/up',workdir='$o/etc/work' /etc &&
 			mount --bind '$dir/$name/sysctl.d' /etc/sysctl.d &&
-			mount -t tmpfs -o mode=0755 tmpfs /var/lib && mkdir -p /var/lib/tcptune &&
+			mount -t tmpfs -o mode=0755 tmpfs /var/lib && mkdir -p /var/lib/tcptune /var/lib/dpkg /var/lib/apt/lists/partial &&
+			mount -t overlay overlay -o lowerdir='$o/dpkg-lower',upperdir='$o/dpkg/up',workdir='$o/dpkg/work' /var/lib/dpkg &&
+			mount -t tmpfs -o mode=0755 tmpfs /var/cache && mkdir -p /var/cache/apt/archives/partial &&
+			mount -t tmpfs -o mode=0755 tmpfs /var/log &&
 			mount -t tmpfs -o mode=0755 tmpfs /run && mkdir -p /run/sshd &&
 			mount -t tmpfs -o mode=0755 tmpfs /usr/local/bin &&
 			exec /usr/sbin/sshd -D -e -f '$dir/$name/sshd_config'" >"$dir/$name/sshd.log" 2>&1 &
@@ -90,7 +103,6 @@ all:
     ansible_ssh_common_args: -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o ConnectTimeout=10
     ansible_python_interpreter: /usr/bin/python3
     tcptune_binary_src: $bin
-    tcptune_bin: /usr/local/bin/tcptune
     tcptune_controller_bin: $bin
     # Every host shares this machine's CPU and the hub: rollout.yml
     # measures them one at a time.

@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/testutil"
+	"github.com/tcptune/tcptune/internal/version"
 )
 
 func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
@@ -82,7 +84,7 @@ func TestFleet(t *testing.T) {
 	// What the real host holds where the hosts' own files live: compared
 	// at the end (a host that has tcptune installed, or a persisted
 	// tuning of its own, keeps them as they were).
-	realPaths := []string{"/usr/local/bin/tcptune", "/etc/sysctl.d/90-tcptune.conf", "/var/lib/tcptune/backups"}
+	realPaths := []string{"/usr/local/bin/tcptune", "/usr/bin/tcptune", "/etc/default/tcptune", "/etc/sysctl.d/90-tcptune.conf", "/var/lib/tcptune/backups", "/var/lib/dpkg/status"}
 	snapshot := func() map[string]string {
 		m := map[string]string{}
 		for _, p := range realPaths {
@@ -126,6 +128,13 @@ func TestFleet(t *testing.T) {
 	var r map[string]recap
 	_, r = f.playbook(play, "-e", "step=install")
 	each(t, "install", r, func(r recap) bool { return r.failed == 0 && r.changed == 1 }, mesh...)
+	// The package path: h3 installs the .deb through the role (dpkg, in
+	// its own overlay of /usr, /etc and dpkg's database), and the
+	// modules find the binary where the package put it.
+	out, r = f.playbook(filepath.Join(testutil.ModuleRoot(), "e2e", "fleet", "package.yml"), "-l", "h3", "-e", "deb="+packageDeb(t))
+	if r["h3"].failed != 0 || !strings.Contains(out, "bin=/usr/bin/tcptune exists=True dpkg="+version.Version+"-") || !strings.Contains(out, "facts=True") {
+		t.Fatalf("the role from the package: %+v\n%s", r["h3"], out)
+	}
 	out, r = f.playbook(play, "-e", "step=apply", "--check", "--diff")
 	each(t, "check", r, func(r recap) bool { return r.failed == 0 && r.changed == 1 }, mesh...)
 	if !strings.Contains(out, "+net.ipv4.tcp_rmem = 4096 131072 7340032") || sysctl(t, "h1", "net.ipv4.tcp_rmem") != before {
@@ -279,4 +288,24 @@ func refServersStopped(t *testing.T, when string) {
 	if err != nil || strings.Contains(string(out), "tcptune") {
 		t.Errorf("%s, the reference servers still listen: %v\n%s", when, err, out)
 	}
+}
+
+// packageDeb is the .deb for this machine's architecture that make
+// package builds (packaging's test builds it first in make test), built
+// here when it is missing or older than the binary under test.
+func packageDeb(t *testing.T) string {
+	t.Helper()
+	root := testutil.ModuleRoot()
+	deb := filepath.Join(root, "dist", fmt.Sprintf("tcptune_%s-1_%s.deb", version.Version, runtime.GOARCH))
+	fi, err := os.Stat(deb)
+	bi, berr := os.Stat(testutil.Binary(t))
+	if err == nil && berr == nil && !fi.ModTime().Before(bi.ModTime()) {
+		return deb
+	}
+	cmd := exec.Command("make", "--no-print-directory", "package", "ARCHES="+runtime.GOARCH)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make package: %v\n%s", err, out)
+	}
+	return deb
 }
