@@ -28,7 +28,9 @@
 # "-C cubic" stands for hosts whose default is cubic: this machine's
 # namespaces inherit bbr and can default only to the host's allowed
 # controls. "cross" runs a constant 200 Mbit/s UDP flow from a to b
-# during tune and the sweep.
+# during tune and the sweep. "txqueuelen 8" gives the hosts a transmit
+# ring too short for cubic's bursts (issue 22): no buffer helps there, so
+# its sweep stays low and tune ÷ sweep says what the queue lever is worth.
 #
 # Targets (issue 19): ≥ 95% of the sweep's best in every direction tune
 # controls; changed maxima ≤ 4 × BDP; memory ≤ 1.5 × the sweep's best
@@ -67,6 +69,7 @@ scenarios=(
 	"peer iperf3 3.22 1g×50ms|peer-3.22|--rate 1gbit --rtt 50ms|||"
 	"peer iperf3 3.12 cubic q 0.3bdp|peer-3.12|--rate 1gbit --rtt 40ms --queue 0.3bdp|-C cubic||"
 	"peer serve + 200M UDP cross|peer-serve|--rate 1gbit --rtt 50ms|||cross"
+	"cubic 1g×20ms, hosts' txqueuelen 8|lab|--rate 1gbit --rtt 20ms --txqueuelen 8|-C cubic||"
 )
 
 server_argv() { # mode → the server command in end b, on port 5201
