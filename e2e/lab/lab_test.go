@@ -276,7 +276,7 @@ func TestTextbookTable(t *testing.T) {
 			l.sysctl(name, side, "net.ipv4.tcp_rmem", fmt.Sprintf("'4096 131072 %d'", x))
 			l.sysctl(name, side, "net.ipv4.tcp_wmem", fmt.Sprintf("'4096 16384 %d'", x))
 		}
-		r, _ := l.bench(name, addr, "-C", "cubic", "-t", "6", "-O", "2", "-i", "0.5")
+		r, _ := l.bench(name, addr, "-C", "cubic", "-t", "4", "-O", "2", "-i", "0.5")
 		if r.wnd == 0 || r.rtt == 0 {
 			t.Fatalf("no TCP_INFO window/RTT in the JSON")
 		}
