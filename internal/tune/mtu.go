@@ -185,16 +185,11 @@ func (r *runner) blackHole(ctx context.Context) error {
 	return nil
 }
 
-// mssOf is the MSS of c's first forward trial, else of its first
-// trial (0 when unknown).
+// mssOf is the MSS of c's median trial forward, else reverse (0 when
+// unknown).
 func mssOf(c *Candidate) int {
-	for _, t := range c.Trials {
-		if t.MSS > 0 && t.Direction == Forward {
-			return t.MSS
-		}
-	}
-	for _, t := range c.Trials {
-		if t.MSS > 0 {
+	for _, d := range []Direction{Forward, Reverse} {
+		if t, ok := medianTrial(c, d); ok && t.MSS > 0 {
 			return t.MSS
 		}
 	}

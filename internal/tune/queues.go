@@ -92,11 +92,7 @@ func (r *runner) queues(ctx context.Context, base *Candidate) (*Candidate, error
 	if len(adds) == 0 {
 		return base, nil
 	}
-	kvs := make([]apply.KV, len(adds))
-	for i, s := range adds {
-		kvs[i] = apply.KV{Key: s.Key, Value: s.Value}
-	}
-	ok, skipped, err := r.env.Split(kvs)
+	ok, skipped, err := r.env.Split((&Candidate{Settings: adds}).KVs())
 	if err != nil {
 		return nil, err
 	}
