@@ -447,7 +447,11 @@ func TestLinkSettings(t *testing.T) {
 		return string(out)
 	}
 	before := link()
-	out, err := e.run(nil, "apply", "--netns", e.ns, "--persist", "--set", "link.d0/5.mtu=9000", "--set", "link.d0/5.txqueuelen=10000")
+	// Inside --netns nothing persists link settings: refused, nothing set.
+	if out, err := e.run(nil, "apply", "--netns", e.ns, "--persist", "--set", "link.d0/5.mtu=9000"); err == nil || !strings.Contains(out, "inside --netns are not kept") || link() != before {
+		t.Fatalf("--persist in a namespace: %v, %s\n%s", err, link(), out)
+	}
+	out, err := e.run(nil, "apply", "--netns", e.ns, "--set", "link.d0/5.mtu=9000", "--set", "link.d0/5.txqueuelen=10000")
 	if err != nil || link() != "mtu 9000 qlen 10000" {
 		t.Fatalf("apply: %v, %s\n%s", err, link(), out)
 	}
@@ -459,5 +463,62 @@ func TestLinkSettings(t *testing.T) {
 	}
 	if out, err := e.run(nil, "rollback", "--netns", e.ns); err != nil || link() != before {
 		t.Fatalf("rollback: %v, %s (want %s)\n%s", err, link(), before, out)
+	}
+}
+
+// --persist keeps link settings in the network configuration that owns
+// the interface: run in the namespace (as on a host, no --netns), with
+// the configuration under TCPTUNE_CONFIG_ROOT: ifupdown's stanza takes
+// the MTU, a .link file matched by the device's MAC (read through
+// netlink) the queue; rollback restores both files and both values.
+func TestLinkSettingsPersist(t *testing.T) {
+	e := setup(t)
+	inNS := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("ip", append([]string{"netns", "exec", e.ns}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v %s", args, err, out)
+		}
+		return string(out)
+	}
+	inNS("ip", "link", "add", "eth7", "type", "veth", "peer", "name", "eth8")
+	mac := strings.TrimSpace(inNS("cat", "/sys/class/net/eth7/address"))
+	root := filepath.Join(e.dir, "root")
+	ifaces := filepath.Join(root, "etc", "network", "interfaces")
+	os.MkdirAll(filepath.Dir(ifaces), 0o755)
+	stanza := "auto eth7\niface eth7 inet manual\n"
+	os.WriteFile(ifaces, []byte(stanza), 0o644)
+	tcptune := func(args ...string) (string, error) {
+		c := exec.Command("ip", append([]string{"netns", "exec", e.ns, e.bin}, args...)...)
+		c.Env = append(e.cmd().Env, "TCPTUNE_CONFIG_ROOT="+root)
+		out, err := c.CombinedOutput()
+		return string(out), err
+	}
+	read := func(p string) string { b, _ := os.ReadFile(p); return string(b) }
+	linkFile := filepath.Join(root, "etc", "systemd", "network", "10-tcptune-eth7.link")
+	out, err := tcptune("apply", "--persist", "--set", "link.eth7.mtu=9000", "--set", "link.eth7.txqueuelen=5000")
+	if err != nil || !strings.Contains(out, "persisted in "+ifaces) || !strings.Contains(out, "persisted in "+linkFile) {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if got := inNS("ip", "-o", "link", "show", "eth7"); !strings.Contains(got, "mtu 9000") || !strings.Contains(got, "qlen 5000") {
+		t.Fatalf("live: %s", got)
+	}
+	if got := read(ifaces); got != stanza+"    mtu 9000\n" {
+		t.Errorf("interfaces:\n%s", got)
+	}
+	if got := read(linkFile); !strings.Contains(got, "PermanentMACAddress="+mac) || !strings.Contains(got, "TransmitQueueLength=5000") {
+		t.Errorf(".link:\n%s", got)
+	}
+	if out, err := tcptune("apply", "--persist", "--set", "link.eth7.mtu=9000", "--set", "link.eth7.txqueuelen=5000"); err != nil || !strings.Contains(out, "nothing to change") {
+		t.Errorf("a second apply: %v\n%s", err, out)
+	}
+	if out, err := tcptune("rollback"); err != nil {
+		t.Fatalf("rollback: %v\n%s", err, out)
+	}
+	if got := inNS("ip", "-o", "link", "show", "eth7"); !strings.Contains(got, "mtu 1500") || !strings.Contains(got, "qlen 1000") {
+		t.Errorf("after rollback: %s", got)
+	}
+	if read(ifaces) != stanza || read(linkFile) != "" {
+		t.Errorf("files after rollback: %q %q", read(ifaces), read(linkFile))
 	}
 }

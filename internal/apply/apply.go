@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/knobs"
+	"github.com/tcptune/tcptune/internal/linkpersist"
 	"github.com/tcptune/tcptune/internal/linkset"
 	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/sysctl"
@@ -29,6 +30,11 @@ type Options struct {
 	DryRun    bool
 	BackupDir string // default /var/lib/tcptune/backups
 	SysctlD   string // default /etc/sysctl.d
+	// ConfigRoot is where --persist finds the network configuration
+	// that keeps link settings (ROOT/etc/network/interfaces, …; see
+	// package linkpersist) and the interfaces' MACs (ROOT/sys): "/"
+	// by default, FS's fixture root when FS is one.
+	ConfigRoot string
 	// FS is the /proc/sys that is read and written; the zero value is
 	// the live one (inside NetNS). Unit tests pass a fixture tree.
 	FS sysctl.FS
@@ -36,6 +42,9 @@ type Options struct {
 	// fail it: the hook through which tests inject faults, delays and
 	// sabotage. The shipped binary never sets it.
 	BeforeWrite func(i int, c Change) error
+	// BeforePersist, if set, runs before each file --persist writes and
+	// may fail it (tests only, as BeforeWrite).
+	BeforePersist func(path string) error
 	// TrialPID marks the backup as a temporary trial of that process
 	// (see Backup.TrialPID).
 	TrialPID int
@@ -113,6 +122,12 @@ func (o *Options) defaults() {
 	if o.SysctlD == "" {
 		o.SysctlD = "/etc/sysctl.d"
 	}
+	if o.ConfigRoot == "" {
+		o.ConfigRoot = "/"
+		if o.FS.Root != "" {
+			o.ConfigRoot = o.FS.Root
+		}
+	}
 }
 
 // PersistFile is the file --persist writes.
@@ -136,6 +151,9 @@ type Outcome struct {
 	Changes     []Change `json:"changes"`
 	Backup      string   `json:"backup,omitempty"`       // the backup's ID (undo: rollback ID)
 	PersistFile string   `json:"persist_file,omitempty"` // written with --persist
+	// PersistFiles are the network configuration's files --persist
+	// wrote for link settings.
+	PersistFiles []string `json:"persist_files,omitempty"`
 }
 
 // Applied is the outcome of Apply: b is nil when nothing was written
@@ -146,7 +164,7 @@ func Applied(b *Backup, changes []Change, dryRun bool) Outcome {
 		o.Changes = []Change{}
 	}
 	if b != nil {
-		o.Backup, o.PersistFile = b.ID, b.PersistFile
+		o.Backup, o.PersistFile, o.PersistFiles = b.ID, b.PersistFile, b.files()
 	}
 	return o
 }
@@ -154,7 +172,7 @@ func Applied(b *Backup, changes []Change, dryRun bool) Outcome {
 // RolledBack is the outcome of Rollback: each change from the value
 // apply wrote back to the one it replaced.
 func RolledBack(b *Backup) Outcome {
-	o := Outcome{Changed: true, Backup: b.ID, PersistFile: b.PersistFile, Changes: []Change{}}
+	o := Outcome{Changed: true, Backup: b.ID, PersistFile: b.PersistFile, PersistFiles: b.files(), Changes: []Change{}}
 	for _, c := range b.Changes {
 		o.Changes = append(o.Changes, Change{Key: c.Key, Old: c.New, New: c.Old})
 	}
@@ -169,12 +187,30 @@ type Backup struct {
 	Changes     []Change  `json:"changes"`
 	PersistFile string    `json:"persist_file,omitempty"`
 	PersistOld  *string   `json:"persist_old,omitempty"` // nil: the file did not exist
-	State       string    `json:"state"`                 // applied, restored (after a failure), rolled-back
-	Forced      bool      `json:"forced,omitempty"`      // applied with --force: keys outside the catalogue
+	// Files are the network configuration's files --persist wrote for
+	// link settings, each with what it held before.
+	Files  []FileBackup `json:"files,omitempty"`
+	State  string       `json:"state"`            // applied, restored (after a failure), rolled-back
+	Forced bool         `json:"forced,omitempty"` // applied with --force: keys outside the catalogue
 	// TrialPID is the process whose temporary trial this is (tcptune
 	// tune), which rolls it back and discards it when the trial ends;
 	// 0 for a change meant to stay. See Interrupted.
 	TrialPID int `json:"trial_pid,omitempty"`
+}
+
+// FileBackup is one file --persist replaced.
+type FileBackup struct {
+	Path string      `json:"path"`
+	Old  *string     `json:"old"` // nil: the file did not exist
+	Mode os.FileMode `json:"mode"`
+}
+
+func (b *Backup) files() []string {
+	var out []string
+	for _, f := range b.Files {
+		out = append(out, f.Path)
+	}
+	return out
 }
 
 // Plan validates every value in the target namespace and returns the
@@ -261,16 +297,21 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 	if err != nil || o.DryRun {
 		return nil, changes, err
 	}
-	// A sysctl.d file holds sysctls only: link settings are not
-	// persisted (the network configuration owns them).
-	if len(sysctls(kvs)) == 0 {
-		o.Persist = false
+	// A sysctl.d file holds sysctls only; link settings go into the
+	// network configuration's own files (package linkpersist).
+	persistSysctl := o.Persist && len(sysctls(kvs)) > 0
+	var files []linkpersist.File
+	if o.Persist {
+		var err error
+		if files, err = linkFiles(kvs, o); err != nil {
+			return nil, changes, err
+		}
 	}
-	if len(changes) == 0 && (!o.Persist || persisted(o.PersistFile(), kvs)) {
+	if len(changes) == 0 && (!persistSysctl || persisted(o.PersistFile(), kvs)) && len(files) == 0 {
 		return nil, nil, nil // nothing to do: no backup either (apply is idempotent)
 	}
 	b := &Backup{ID: newID(), Time: time.Now().UTC(), NetNS: o.NetNS, Changes: changes, State: "applied", Forced: o.Force, TrialPID: o.TrialPID}
-	if o.Persist {
+	if persistSysctl {
 		b.PersistFile = o.PersistFile()
 		if old, err := os.ReadFile(b.PersistFile); err == nil {
 			s := string(old)
@@ -278,6 +319,16 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 		} else if !os.IsNotExist(err) {
 			return nil, changes, fmt.Errorf("read %s: %w", b.PersistFile, err)
 		}
+	}
+	for _, f := range files {
+		fb := FileBackup{Path: f.Path, Mode: f.Mode}
+		if old, err := os.ReadFile(f.Path); err == nil {
+			s := string(old)
+			fb.Old = &s
+		} else if !os.IsNotExist(err) {
+			return nil, changes, fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		b.Files = append(b.Files, fb)
 	}
 	// The backup is on disk before the first write: a crash mid-way can
 	// always be rolled back.
@@ -301,10 +352,11 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 		}
 		return nil
 	})
-	if werr == nil && o.Persist {
-		if err := writePersist(b.PersistFile, changes, kvs); err != nil {
+	if werr == nil {
+		werr = writePersisted(b, kvs, files, o.BeforePersist)
+		if werr != nil {
 			nsx.Do(o.NetNS, func() error { rerr = restore(o.fs(), changes); return nil })
-			werr = err
+			rerr = errors.Join(rerr, restoreFiles(b))
 		}
 	}
 	if werr != nil {
@@ -318,6 +370,111 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 		return b, changes, fmt.Errorf("%v: every value written was restored", werr)
 	}
 	return b, changes, nil
+}
+
+// linkFiles plans the network configuration's files that keep kvs'
+// link settings (every one of the request, so the files say what the
+// host should be), leaving out those that already hold it.
+func linkFiles(kvs []KV, o Options) ([]linkpersist.File, error) {
+	var settings []linkpersist.Setting
+	at := map[string]int{}
+	for _, kv := range kvs {
+		if !linkset.Is(kv.Key) {
+			continue
+		}
+		iface, attr, err := linkset.Parse(kv.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(kv.Value))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q is not a number", kv.Key, kv.Value)
+		}
+		i, ok := at[iface]
+		if !ok {
+			i, at[iface] = len(settings), len(settings)
+			settings = append(settings, linkpersist.Setting{Iface: iface})
+		}
+		if attr == "mtu" {
+			settings[i].MTU = v
+		} else {
+			settings[i].TxQueueLen = v
+		}
+	}
+	if len(settings) == 0 {
+		return nil, nil
+	}
+	if o.NetNS != "" {
+		return nil, errors.New("--persist: link settings inside --netns are not kept (a namespace's interfaces do not outlive it)")
+	}
+	all, err := linkpersist.Plan(o.ConfigRoot, settings, o.fs().links.MAC)
+	if err != nil {
+		return nil, err
+	}
+	var out []linkpersist.File
+	for _, f := range all {
+		if old, err := os.ReadFile(f.Path); err != nil || string(old) != f.Data {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// writePersisted writes b's sysctl.d file and then the network
+// configuration's files, each atomically; on a failure it has written
+// some of them, which restoreFiles undoes.
+func writePersisted(b *Backup, kvs []KV, files []linkpersist.File, before func(string) error) error {
+	if before == nil {
+		before = func(string) error { return nil }
+	}
+	if b.PersistFile != "" {
+		if err := before(b.PersistFile); err != nil {
+			return err
+		}
+		if err := writePersist(b.PersistFile, nil, kvs); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		if err := before(f.Path); err != nil {
+			return err
+		}
+		if err := writeFileDurably(f.Path, []byte(f.Data), f.Mode); err != nil {
+			return fmt.Errorf("persist %s for %s (%s): %w", f.Path, f.Iface, f.Manager, err)
+		}
+	}
+	return nil
+}
+
+// restoreFiles puts back what b's persisted files held before (removing
+// those that did not exist).
+func restoreFiles(b *Backup) error {
+	var errs []error
+	put := func(path string, old *string, mode os.FileMode) {
+		var err error
+		if old == nil {
+			if err = os.Remove(path); os.IsNotExist(err) {
+				err = nil
+			}
+		} else {
+			err = writeFileDurably(path, []byte(*old), mode)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for i := len(b.Files) - 1; i >= 0; i-- {
+		f := b.Files[i]
+		mode := f.Mode & 0o644 // a backup never widens a file's mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		put(f.Path, f.Old, mode)
+	}
+	if b.PersistFile != "" {
+		put(b.PersistFile, b.PersistOld, 0o644)
+	}
+	return errors.Join(errs...)
 }
 
 // RestoreError names the keys whose old value could not be written back.
@@ -494,8 +651,9 @@ func (b Backup) Describe() string {
 // namespace) and its sysctl.d file. It trusts nothing the backup says
 // about itself: keys outside the catalogue need o.Force (the command
 // line's --force, never the file's), every old value is checked as apply
-// checks a request, and the only file it may write is the one --persist
-// writes. A backup already rolled back needs o.Force; so does a key whose
+// checks a request, and the only files it may write are the ones
+// --persist writes (the sysctl.d file, and the network configuration's
+// files that linkpersist.Owned names). A backup already rolled back needs o.Force; so does a key whose
 // live value is no longer what apply wrote (someone changed it since:
 // rollback names old → live → restore and writes nothing). It writes as
 // --persist does: temporary file, fsync, rename, fsync of the directory.
@@ -533,6 +691,11 @@ func Rollback(id string, o Options) (*Backup, error) {
 	if b.PersistFile != "" && filepath.Clean(b.PersistFile) != o.PersistFile() {
 		return b, fmt.Errorf("rollback %s: the backup names %q; apply only writes %s", b.ID, b.PersistFile, o.PersistFile())
 	}
+	for _, f := range b.Files {
+		if !linkpersist.Owned(o.ConfigRoot, f.Path) {
+			return b, fmt.Errorf("rollback %s: the backup names %q, not a network configuration file apply --persist writes", b.ID, f.Path)
+		}
+	}
 	err = nsx.Do(b.NetNS, func() error {
 		var drift []string
 		for _, c := range b.Changes {
@@ -556,14 +719,8 @@ func Rollback(id string, o Options) (*Backup, error) {
 	if err != nil {
 		return b, fmt.Errorf("rollback %s: %w", b.ID, err)
 	}
-	if b.PersistFile != "" {
-		if b.PersistOld == nil {
-			if err := os.Remove(b.PersistFile); err != nil && !os.IsNotExist(err) {
-				return b, err
-			}
-		} else if err := writeFileDurably(b.PersistFile, []byte(*b.PersistOld), 0o644); err != nil {
-			return b, err
-		}
+	if err := restoreFiles(b); err != nil {
+		return b, fmt.Errorf("rollback %s: %w", b.ID, err)
 	}
 	b.State = "rolled-back"
 	return b, save(o.BackupDir, b)

@@ -297,6 +297,7 @@ func TestLinkSettings(t *testing.T) {
 	dev := filepath.Join(o.FS.Root, "sys", "class", "net", "eth0.100")
 	os.MkdirAll(dev, 0o755)
 	os.WriteFile(filepath.Join(dev, "mtu"), []byte("1500\n"), 0o644)
+	os.WriteFile(filepath.Join(dev, "address"), []byte("52:54:00:00:00:02\n"), 0o644)
 	mtu := func() string { b, _ := os.ReadFile(filepath.Join(dev, "mtu")); return strings.TrimSpace(string(b)) }
 	if _, _, err := Apply([]KV{{Key: "link.eth0/100.mtu", Value: "100"}}, o); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Fatalf("an MTU of 100: %v", err)
@@ -322,5 +323,82 @@ func TestLinkSettings(t *testing.T) {
 	}
 	if _, err := os.Stat(o.PersistFile()); !os.IsNotExist(err) {
 		t.Fatalf("a sysctl.d file for link settings alone: %v", err)
+	}
+}
+
+// --persist keeps link settings in the network configuration that owns
+// the interface (here ifupdown's stanza), backs the file up, is
+// idempotent, and rollback restores the file as it was; a failure to
+// write it restores the live values too, and a backup that names any
+// other file is refused.
+func TestLinkSettingsPersist(t *testing.T) {
+	o := fixture(t)
+	root := o.FS.Root
+	dev := filepath.Join(root, "sys", "class", "net", "eth0")
+	os.MkdirAll(dev, 0o755)
+	os.WriteFile(filepath.Join(dev, "mtu"), []byte("1500\n"), 0o644)
+	os.WriteFile(filepath.Join(dev, "tx_queue_len"), []byte("1000\n"), 0o644)
+	os.WriteFile(filepath.Join(dev, "address"), []byte("52:54:00:00:00:01\n"), 0o644)
+	ifaces := filepath.Join(root, "etc", "network", "interfaces")
+	os.MkdirAll(filepath.Dir(ifaces), 0o755)
+	stanza := "auto eth0\niface eth0 inet static\n    address 192.0.2.1/24\n"
+	os.WriteFile(ifaces, []byte(stanza), 0o644)
+	link := filepath.Join(root, "etc", "systemd", "network", "10-tcptune-eth0.link")
+	read := func(p string) string { b, _ := os.ReadFile(p); return string(b) }
+	mtu := func() string { return strings.TrimSpace(read(filepath.Join(dev, "mtu"))) }
+	o.Persist = true
+	req := []KV{{Key: "link.eth0.mtu", Value: "9000"}, {Key: "link.eth0.txqueuelen", Value: "10000"}}
+	b, _, err := Apply(req, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(ifaces); got != stanza+"    mtu 9000\n" {
+		t.Fatalf("interfaces:\n%s", got)
+	}
+	if got := read(link); !strings.Contains(got, "TransmitQueueLength=10000") || strings.Contains(got, "MTUBytes") {
+		t.Fatalf(".link:\n%s", got)
+	}
+	if out := Applied(b, nil, false); len(out.PersistFiles) != 2 {
+		t.Fatalf("outcome %+v", out)
+	}
+	if b2, _, err := Apply(req, o); err != nil || b2 != nil {
+		t.Fatalf("a second apply: %v %v", b2, err)
+	}
+	if _, err := Rollback(b.ID, o); err != nil {
+		t.Fatal(err)
+	}
+	if read(ifaces) != stanza || read(link) != "" || mtu() != "1500" {
+		t.Fatalf("after rollback: %q %q", read(ifaces), read(link))
+	}
+	// The .link file cannot be written (after the interfaces file was):
+	// the interfaces file and the live MTU are restored.
+	o.BeforePersist = func(p string) error {
+		if p == link {
+			return errors.New("disk full")
+		}
+		return nil
+	}
+	if _, _, err := Apply(req, o); err == nil || !strings.Contains(err.Error(), "every value written was restored") {
+		t.Fatalf("a failed persist: %v", err)
+	}
+	if read(ifaces) != stanza || mtu() != "1500" || read(link) != "" {
+		t.Fatalf("after a failed persist: %q mtu %s", read(ifaces), mtu())
+	}
+	o.BeforePersist = nil
+	// A backup naming another file is refused.
+	b, _, err = Apply(req[:1], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(o.BackupDir, b.ID+".json")
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(data), filepath.Join("etc", "network", "interfaces"), filepath.Join("etc", "shadow"), 1)), 0o600)
+	if _, err := Rollback(b.ID, o); err == nil || !strings.Contains(err.Error(), "not a network configuration file") {
+		t.Fatalf("a forged path: %v", err)
+	}
+	// Inside a namespace nothing is kept.
+	o.NetNS = "x"
+	if _, err := linkFiles(req, o); err == nil {
+		t.Fatal("link settings persisted inside a namespace")
 	}
 }

@@ -48,6 +48,9 @@ func (o Outcome) WriteApplied(w io.Writer) {
 		if o.PersistFile != "" {
 			fmt.Fprintf(w, "persisted in %s\n", o.PersistFile)
 		}
+		for _, f := range o.PersistFiles {
+			fmt.Fprintf(w, "persisted in %s\n", f)
+		}
 	}
 }
 
@@ -57,9 +60,10 @@ func (o Outcome) WriteRolledBack(w io.Writer) {
 	fmt.Fprintf(w, "rolled back %s\n", o.Backup)
 }
 
-// FromEnv is o with the backup directory and the sysctl.d directory
-// that the environment names, where it does (TCPTUNE_STATE_DIR,
-// TCPTUNE_SYSCTL_D): how tests, the lab and the Ansible modules keep
+// FromEnv is o with the backup directory, the sysctl.d directory and
+// the root of the network configuration that the environment names,
+// where it does (TCPTUNE_STATE_DIR, TCPTUNE_SYSCTL_D,
+// TCPTUNE_CONFIG_ROOT): how tests, the lab and the Ansible modules keep
 // the host's own state apart.
 func (o Options) FromEnv(getenv func(string) string) Options {
 	if d := getenv("TCPTUNE_STATE_DIR"); d != "" {
@@ -67,6 +71,9 @@ func (o Options) FromEnv(getenv func(string) string) Options {
 	}
 	if d := getenv("TCPTUNE_SYSCTL_D"); d != "" {
 		o.SysctlD = d
+	}
+	if d := getenv("TCPTUNE_CONFIG_ROOT"); d != "" {
+		o.ConfigRoot = d
 	}
 	return o
 }

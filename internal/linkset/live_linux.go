@@ -33,3 +33,11 @@ func setLive(ifname, attr string, v int) error {
 	}
 	return fmt.Errorf("unknown attribute %q", attr)
 }
+
+func macLive(ifname string) string {
+	l, err := netlink.LinkByName(ifname)
+	if err != nil {
+		return ""
+	}
+	return l.Attrs().HardwareAddr.String()
+}

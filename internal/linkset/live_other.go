@@ -14,3 +14,5 @@ func getLive(string, string) (int, error) {
 func setLive(string, string, int) error {
 	return fmt.Errorf("link settings: not supported on %s", runtime.GOOS)
 }
+
+func macLive(string) string { return "" }
