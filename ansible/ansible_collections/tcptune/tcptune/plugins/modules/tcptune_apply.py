@@ -13,7 +13,9 @@ description:
   - Idempotent - a second run with the same settings reports no change.
 options:
   settings:
-    description: sysctl keys and values, e.g. C(net.ipv4.tcp_rmem) to C("4096 131072 16777216").
+    description:
+      - sysctl keys and values, e.g. C(net.ipv4.tcp_rmem) to C("4096 131072 16777216").
+      - Link settings too, C(link.IFNAME.mtu) and C(link.IFNAME.txqueuelen), e.g. C(link.eth0.mtu) to C(9000).
     type: dict
   advise:
     description: Apply C(tcptune advise)'s recommendation for these (C(rate), C(rtt), optional C(streams), C(role)).
@@ -24,7 +26,8 @@ options:
       - A result that kept nothing fails with the result's reason.
     type: path
   persist:
-    description: Also write /etc/sysctl.d/90-tcptune.conf.
+    description:
+      - Also write /etc/sysctl.d/90-tcptune.conf for sysctls, and keep link settings in the network configuration that owns the interface (ifupdown, systemd-networkd, NetworkManager, else a systemd .link file); the files are returned as C(persist_files).
     type: bool
     default: false
   netns:
@@ -100,7 +103,7 @@ def main():
             os.unlink(tmp)
     changes = res.get("changes") or []
     changed = bool(changes) if module.check_mode else bool(res.get("changed"))
-    result = dict(changed=changed, changes=changes, backup=res.get("backup", ""), persist_file=res.get("persist_file", ""))
+    result = dict(changed=changed, changes=changes, backup=res.get("backup", ""), persist_file=res.get("persist_file", ""), persist_files=res.get("persist_files") or [])
     if module._diff:
         result["diff"] = dict(
             before="".join("%s = %s\n" % (c["key"], c["old"]) for c in changes),
