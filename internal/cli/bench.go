@@ -72,27 +72,6 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	f.compat.register(fs, &f.r)
 }
 
-// options checks the output flags and builds the client's options
-// (client.Request holds the test's rules).
-func (f *benchFlags) options() (client.Options, int, error) {
-	if f.json && (f.jsonStream || f.jsonFull) {
-		return client.Options{}, -1, errors.New("-J and --json-stream: choose one")
-	}
-	return f.r.Options()
-}
-
-func (f *benchFlags) mode() report.Mode {
-	switch {
-	case f.json:
-		return report.JSON
-	case f.jsonFull:
-		return report.JSONStreamFull
-	case f.jsonStream:
-		return report.JSONStream
-	}
-	return report.Text
-}
-
 func newBenchCmd() *cobra.Command {
 	f := &benchFlags{}
 	var logfile string
@@ -145,7 +124,11 @@ buffer, the network, or the CPU.`,
 
 func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
 	f.r.BitrateSet = cmd.Flags().Changed("bitrate")
-	o, local, err := f.options()
+	mode, err := report.ModeOf(f.json, f.jsonStream, f.jsonFull)
+	if err != nil {
+		return err
+	}
+	o, local, err := f.r.Options()
 	if err != nil {
 		return err
 	}
@@ -161,14 +144,14 @@ func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
 		}
 	}
 	out := cmd.OutOrStdout()
-	if (f.r.Title != "" || f.compat.timestamps != "") && f.mode() == report.Text {
+	if (f.r.Title != "" || f.compat.timestamps != "") && mode == report.Text {
 		pw := &report.PrefixWriter{W: out, Stamp: f.compat.timestamps}
 		if f.r.Title != "" {
 			pw.Prefix = f.r.Title + ":  "
 		}
 		out = pw
 	}
-	return bench(ctx, o, &report.Runs{W: out, Err: cmd.ErrOrStderr(), Mode: f.mode(), N: f.repeat})
+	return bench(ctx, o, &report.Runs{W: out, Err: cmd.ErrOrStderr(), Mode: mode, N: f.repeat})
 }
 
 // bench runs the test once or --repeat times, rendered by runs.

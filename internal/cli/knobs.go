@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -104,32 +103,20 @@ func newApplyCmd() *cobra.Command {
 		Example: `  tcptune advise --rate 1gbit --rtt 50ms --format sysctl > p.conf && sudo tcptune apply p.conf
   sudo tcptune tune --peer ref --json > canary.json; sudo tcptune apply canary.json   # a tune result's verified choice
   sudo tcptune apply --set net.ipv4.tcp_rmem='4096 131072 16777216' --netns tcptune-wan-a
-  sudo tcptune apply p.conf --persist     # also /etc/sysctl.d/90-tcptune.conf`,
+  sudo tcptune apply p.conf --persist     # also /etc/sysctl.d/90-tcptune.conf
+  sudo tcptune apply --set link.eth0.mtu=9000 --persist   # also the interface's ifupdown, networkd or NetworkManager file`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runtime.GOOS != "linux" {
 				return fmt.Errorf("tcptune apply is not supported on %s: use tcptune advise --os %s --format script", runtime.GOOS, runtime.GOOS)
 			}
-			var kvs []apply.KV
+			file := ""
 			if len(args) == 1 {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				if kvs, err = tune.ReadSettings(f); err != nil {
-					return fmt.Errorf("%s: %v", args[0], err)
-				}
+				file = args[0]
 			}
-			for _, s := range sets {
-				kv, err := apply.ParseSet(s)
-				if err != nil {
-					return fmt.Errorf("--set: %v", err)
-				}
-				kvs = append(kvs, kv)
-			}
-			if len(kvs) == 0 {
-				return errors.New("apply: give a FILE (sysctl.conf syntax) or --set KEY=VALUE")
+			kvs, err := tune.ReadRequest(file, sets)
+			if err != nil {
+				return err
 			}
 			o := applyOptions(netns, persist, dry)
 			o.Force = force
@@ -155,7 +142,7 @@ func newApplyCmd() *cobra.Command {
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "KEY=VALUE to apply (repeatable)")
 	cmd.Flags().StringVar(&netns, "netns", "", "apply inside this network namespace")
-	cmd.Flags().BoolVar(&persist, "persist", false, "also write /etc/sysctl.d/90-tcptune.conf (atomically, with a backup)")
+	cmd.Flags().BoolVar(&persist, "persist", false, "also keep the values at boot: sysctls in /etc/sysctl.d/90-tcptune.conf, link settings in the interface's network configuration (atomically, with a backup)")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "validate and show the diff only")
 	cmd.Flags().BoolVar(&force, "force", false, "also write keys outside tcptune's catalogue of network buffer knobs (kernel.*, vm.*, …)")
 	cmd.Flags().BoolVarP(&asJSON, "json", "J", false, "print what changed as JSON (changed, changes, backup, persist_file)")

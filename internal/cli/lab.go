@@ -95,11 +95,7 @@ func newLabDownCmd() *cobra.Command {
 		Short: "Remove a link (or all, or those a killed run left): namespaces, devices, relay and state",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if all || orphaned {
-				down := lab.DownAll
-				if orphaned {
-					down = lab.DownOrphaned
-				}
-				names, err := down()
+				names, err := lab.DownAll(orphaned)
 				for _, n := range names {
 					fmt.Fprintf(cmd.OutOrStdout(), "lab %s down\n", n)
 				}

@@ -53,6 +53,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 				return errors.New("tune: give --lab or --peer HOST")
 			}
 			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare, Congestion: congestion}
+			o.LabFlag = flagx.FirstChanged(cmd.Flags(), "rtt", "loss", "queue", "mtu", "path-mtu", "pmtu-blackhole", "txqueuelen", "name")
 			var err error
 			if o.Directions, err = tune.ParseDirections(direction); err != nil {
 				return err
@@ -79,14 +80,8 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 				env = e
 			} else {
 				if cmd.Flags().Changed("rate") {
-					var err error
 					if o.Rate, err = units.ParseRate(link.rate); err != nil || o.Rate <= 0 {
 						return fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", link.rate)
-					}
-				}
-				for _, f := range []string{"rtt", "loss", "queue", "mtu", "path-mtu", "pmtu-blackhole", "txqueuelen", "name"} {
-					if cmd.Flags().Changed(f) {
-						return fmt.Errorf("--%s: only with --lab", f)
 					}
 				}
 				e, release, err := tune.OpenPeer(peer, port, applyOptions("", false, false))
@@ -128,7 +123,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 	fs.StringVarP(&congestion, "congestion", "C", "", "congestion control of every trial, per socket as iperf3 -C (in the lab: stands for hosts whose default it is)")
 	fs.StringVar(&direction, "direction", "both", "both, forward (this end sends) or reverse (-R, the peer sends)")
 	fs.BoolVar(&doApply, "apply", false, "keep the verified choice on this host (--peer)")
-	fs.BoolVar(&persist, "persist", false, "with --apply, also write /etc/sysctl.d/90-tcptune.conf")
+	fs.BoolVar(&persist, "persist", false, "with --apply, also keep the choice at boot (as apply --persist)")
 	fs.BoolVarP(&asJSON, "json", "J", false, "print a JSON summary instead of the text report")
 	fs.StringVar(&report, "report", "", "write a self-contained HTML report with charts to FILE.html")
 	return cmd

@@ -227,3 +227,14 @@ func OneLine(err error) error {
 	}
 	return err
 }
+
+// FirstChanged is the first of names that the command line set ("" if
+// none): for a rule such as "these flags only with --lab".
+func FirstChanged(fs *pflag.FlagSet, names ...string) string {
+	for _, n := range names {
+		if fs.Changed(n) {
+			return n
+		}
+	}
+	return ""
+}

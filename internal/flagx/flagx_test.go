@@ -66,3 +66,16 @@ func TestOneLine(t *testing.T) {
 		t.Errorf("other errors pass unchanged")
 	}
 }
+
+func TestFirstChanged(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.String("rtt", "", "")
+	fs.String("loss", "", "")
+	fs.Parse([]string{"--loss", "1%"})
+	if got := FirstChanged(fs, "rtt", "loss"); got != "loss" {
+		t.Errorf("%q", got)
+	}
+	if got := FirstChanged(fs, "rtt"); got != "" {
+		t.Errorf("%q", got)
+	}
+}

@@ -287,12 +287,11 @@ func Down(name string) error {
 	return nil
 }
 
-// DownAll removes every link; it returns their names.
-func DownAll() ([]string, error) { return downWhere(func(Link) bool { return true }) }
-
-// DownOrphaned removes the links whose owner is gone (left by a run
-// that was killed); it returns their names.
-func DownOrphaned() ([]string, error) { return downWhere(func(l Link) bool { return l.Orphaned }) }
+// DownAll removes every link, or with orphaned only those whose owner
+// is gone (left by a run that was killed); it returns their names.
+func DownAll(orphaned bool) ([]string, error) {
+	return downWhere(func(l Link) bool { return l.Orphaned || !orphaned })
+}
 
 func downWhere(pick func(Link) bool) ([]string, error) {
 	links, err := List()

@@ -16,11 +16,8 @@ func Up(c Config) (*State, error) { return nil, errUnsupported }
 // Down is Linux-only.
 func Down(name string) error { return errUnsupported }
 
-// DownOrphaned removes links whose owner is gone.
-func DownOrphaned() ([]string, error) { return nil, errUnsupported }
-
 // DownAll is Linux-only.
-func DownAll() ([]string, error) { return nil, errUnsupported }
+func DownAll(orphaned bool) ([]string, error) { return nil, errUnsupported }
 
 // List is Linux-only.
 func List() ([]Link, error) { return nil, errUnsupported }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -24,6 +25,23 @@ const (
 )
 
 // Streams reports whether the mode writes events as they happen.
+// ModeOf is the output mode iperf3's flags ask for: -J (json),
+// --json-stream (stream), --json-stream-full-output (full, which implies
+// --json-stream); -J with either of the others is refused.
+func ModeOf(json, stream, full bool) (Mode, error) {
+	switch {
+	case json && (stream || full):
+		return Text, errors.New("-J and --json-stream: choose one")
+	case json:
+		return JSON, nil
+	case full:
+		return JSONStreamFull, nil
+	case stream:
+		return JSONStream, nil
+	}
+	return Text, nil
+}
+
 func (m Mode) Streams() bool { return m == JSONStream || m == JSONStreamFull }
 
 // Collects reports whether the mode writes the -J document at Flush.

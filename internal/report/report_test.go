@@ -122,3 +122,21 @@ func TestRepeatLine(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// iperf3's output flags to a mode; -J with --json-stream is refused.
+func TestModeOf(t *testing.T) {
+	for _, c := range []struct {
+		json, stream, full bool
+		want               Mode
+	}{
+		{false, false, false, Text}, {true, false, false, JSON},
+		{false, true, false, JSONStream}, {false, false, true, JSONStreamFull}, {false, true, true, JSONStreamFull},
+	} {
+		if m, err := ModeOf(c.json, c.stream, c.full); err != nil || m != c.want {
+			t.Errorf("%+v: %v %v", c, m, err)
+		}
+	}
+	if _, err := ModeOf(true, true, false); err == nil || err.Error() != "-J and --json-stream: choose one" {
+		t.Errorf("-J --json-stream: %v", err)
+	}
+}

@@ -17,6 +17,8 @@ var ccName = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
 // Its messages name the flag, as the command line spells it.
 func (o Options) Validate(onLab bool) error {
 	switch {
+	case o.LabFlag != "" && !onLab:
+		return fmt.Errorf("--%s: only with --lab", o.LabFlag)
 	case o.Apply && onLab:
 		return errors.New("--apply: only with --peer (the lab link and its settings are removed at the end)")
 	case o.Persist && !o.Apply:

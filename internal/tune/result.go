@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -230,4 +231,32 @@ func ReadSettings(r io.Reader) ([]apply.KV, error) {
 		return ReadChoice(br)
 	}
 	return apply.Parse(br)
+}
+
+// ReadRequest is what apply is asked to write: the settings of file
+// (ReadSettings; "" for none), then each --set KEY=VALUE. Its errors
+// name the file or the flag.
+func ReadRequest(file string, sets []string) ([]apply.KV, error) {
+	var kvs []apply.KV
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if kvs, err = ReadSettings(f); err != nil {
+			return nil, fmt.Errorf("%s: %v", file, err)
+		}
+	}
+	for _, s := range sets {
+		kv, err := apply.ParseSet(s)
+		if err != nil {
+			return nil, fmt.Errorf("--set: %v", err)
+		}
+		kvs = append(kvs, kv)
+	}
+	if len(kvs) == 0 {
+		return nil, errors.New("apply: give a FILE (sysctl.conf syntax) or --set KEY=VALUE")
+	}
+	return kvs, nil
 }

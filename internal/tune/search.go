@@ -774,6 +774,13 @@ func (r *runner) heldBy(c *Candidate, lossy bool) bool {
 	return false
 }
 
+// lossHolds is windowHeld's reason when loss holds the window.
+const lossHolds = "loss holds the congestion window"
+
+// paced reports whether a congestion control paces at the bottleneck
+// it measures rather than cutting its window at each loss (BBR).
+func paced(cc string) bool { return strings.HasPrefix(cc, "bbr") }
+
 // windowHeld says why the levers beyond buffers are worth a try: loss
 // holds the congestion window, or the window holds the flow short of
 // the path after the buffers stopped paying (cubic behind a shallow
@@ -782,7 +789,7 @@ func (r *runner) heldBy(c *Candidate, lossy bool) bool {
 func (r *runner) windowHeld(c *Candidate, lossy bool) string {
 	switch {
 	case lossy || r.lossy(c):
-		return "loss holds the congestion window"
+		return lossHolds
 	case r.heldBy(c, false):
 		return "the congestion window holds the flow short of the path with the buffers raised"
 	}
@@ -860,14 +867,23 @@ func (r *runner) levers(ctx context.Context, choice *Candidate, why string) (*Ca
 	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
 	cur := r.congestion()
 	out := choice
+	var lossBased []string
 	for _, cc := range strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]) {
+		// Where loss holds the window and the current control is BBR,
+		// which does not cut its window at a random loss, a control
+		// that does (reno halves it, cubic cuts 30%) cannot do better:
+		// not tried (two screenings, 11 s on a lossy 150 ms path).
+		if strings.Contains(why, lossHolds) && paced(cur) && !paced(cc) {
+			lossBased = append(lossBased, cc)
+			continue
+		}
 		// A pacing control (BBR) that did not help with the choice's
 		// buffers gets one more trial with exactly leverFloor × BDP:
 		// behind a shallow queue it overfills it with more (cubic's
 		// choice of 2 × BDP made BBR read 1.04×, where 1.5 × BDP fills
 		// the path). Others grow their window by loss; the second trial
 		// would only cost time (4 screenings, 18 s on a lossy long path).
-		exactToo := strings.HasPrefix(cc, "bbr")
+		exactToo := paced(cc)
 		if cc == cur {
 			continue
 		}
@@ -899,6 +915,9 @@ func (r *runner) levers(ctx context.Context, choice *Candidate, why string) (*Ca
 				break
 			}
 		}
+	}
+	if len(lossBased) > 0 {
+		res.Steps = append(res.Steps, fmt.Sprintf("congestion control: %s not tried: loss holds the window, and they cut it at every loss, which %s does not", strings.Join(lossBased, ", "), cur))
 	}
 	p := &Candidate{ID: "parallel-4", Origin: OriginLever, Name: shortName(choice) + " with -P 4", Source: "parallel streams (an application setting)", Settings: choice.Settings, App: true}
 	p.resolve(r.current)

@@ -142,9 +142,12 @@ type Options struct {
 	Directions []Direction   // default both
 	Rate       float64       // bit/s; 0 = the Env's link rate, else measured
 	Apply      bool          // keep the result
-	Persist    bool          // with Apply: also to sysctl.d
-	Force      bool          // search even when the baseline fills the path
-	Compare    bool          // full trials (not one) for the reference profiles
+	Persist    bool          // with Apply: also at boot (apply.Options.Persist)
+	// LabFlag is a flag of the lab link that the command line gave
+	// (--rtt, …): refused with --peer.
+	LabFlag string
+	Force   bool // search even when the baseline fills the path
+	Compare bool // full trials (not one) for the reference profiles
 	// Congestion is every trial's congestion control, per socket (-C),
 	// unless a lever tries another; "" = the host's default. In the lab
 	// it stands for hosts whose default it is: a namespace can default

@@ -436,6 +436,33 @@ func TestSearchLossLimited(t *testing.T) {
 	}
 }
 
+// Where loss holds BBR's window, the controls that cut theirs at each
+// loss are not tried (they cannot do better); -P 4 still is.
+func TestLossyBBRSkipsLossBasedControls(t *testing.T) {
+	m := newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
+	m.values[keyCC] = "bbr"
+	m.lossCap = map[string]float64{"cubic": 0.30, "reno": 0.2, "bbr": 0.7}
+	res, err := Run(context.Background(), m, Options{Directions: []Direction{Forward}}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range m.specs {
+		if s.Congestion != "" && s.Congestion != "bbr" {
+			t.Fatalf("a trial with -C %s", s.Congestion)
+		}
+	}
+	var names []string
+	for _, l := range res.Levers {
+		names = append(names, l.Name)
+	}
+	if len(names) != 1 || !strings.Contains(names[0], "-P 4") {
+		t.Errorf("levers %v", names)
+	}
+	if !strings.Contains(strings.Join(res.Steps, "\n"), "congestion control: reno, cubic not tried: loss holds the window") {
+		t.Errorf("steps:\n%s", strings.Join(res.Steps, "\n"))
+	}
+}
+
 func TestSearchPeerLimitsReverse(t *testing.T) {
 	// --peer: this host's tcp_wmem (4 MB) limits forward; the peer's
 	// tcp_wmem (1 MiB) limits reverse, which this host cannot change.
@@ -709,6 +736,7 @@ func TestOptionsValidate(t *testing.T) {
 		{Options{Apply: true, Persist: true}, false, ""},
 		{Options{Apply: true}, true, "--apply: only with --peer"},
 		{Options{Persist: true}, false, "--persist: only with --apply"},
+		{Options{LabFlag: "rtt"}, false, "--rtt: only with --lab"},
 		{Options{Congestion: "Cubic!"}, false, "-C/--congestion: accepts"},
 		{Options{Congestion: "cubic"}, true, ""},
 		{Options{Trials: 1}, true, "--trials: accepts 2 or more"},
