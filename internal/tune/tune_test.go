@@ -1302,3 +1302,25 @@ func TestRaiseCountsPackets(t *testing.T) {
 		t.Fatalf("a faster trial: goodput %.4g rate %.4g", r.res.Goodput, r.res.Rate)
 	}
 }
+
+// A lossy step takes the model's jump without the headroom: 3 × BDP at
+// 244 of 289.6 Mbit/s asks for 3.6 ×, the ladder's 4 (with the headroom
+// it asked 4.1 ×, the ladder's 6, and the bisect chose 4.5 × BDP). A
+// flow without loss keeps the headroom.
+func TestLossyStepTakesNoHeadroom(t *testing.T) {
+	bdp := int64(5_632_912)
+	r := &runner{env: newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 16777216"), model: window.Linux66,
+		res: &Result{BDP: bdp, Goodput: 289.6e6, Controllable: []Direction{Forward}}}
+	for _, c := range []struct {
+		retransmits int64
+		want        float64
+	}{{60, 4}, {0, 6}} {
+		last := &Candidate{RmemMax: roundUp(6 * float64(bdp)), WmemMax: roundUp(3 * float64(bdp)),
+			Trials: []Trial{{Direction: Forward, Limit: string(attrib.SendBuffer), BitsPerSecond: 244e6, Retransmits: c.retransmits}}}
+		var lossy bool
+		next, _, _ := r.nextStep(last, map[Direction]bool{Forward: true}, &lossy)
+		if next.W != roundUp(c.want*float64(bdp)) {
+			t.Errorf("retransmits %d: wmem %.2f × BDP, want %.0f ×", c.retransmits, float64(next.W)/float64(bdp), c.want)
+		}
+	}
+}
