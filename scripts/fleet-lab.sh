@@ -18,7 +18,9 @@ cd "$(dirname "$0")/.."
 root=$PWD
 bin=${TCPTUNE_BIN:-$root/bin/tcptune}
 venv=$root/.cache/ansible
-hosts="h1:1gbit:50ms h2:100mbit:10ms h3:300mbit:10ms ref:2.5gbit:0ms"
+# FLEET_HOSTS overrides the hosts: NAME:RATE:RTT[:PATH_GROUP] each, with
+# one named ref (bench/fleet.sh builds eight this way).
+hosts=${FLEET_HOSTS:-"h1:1gbit:50ms h2:100mbit:10ms h3:300mbit:10ms ref:2.5gbit:0ms"}
 # Each host's start, whatever this machine's own settings (a namespace
 # copies them when it is made): h1, h2 and h3 as a fresh distribution
 # installs them (the kernel's default buffers), ref as a tuned reference
@@ -45,7 +47,7 @@ up() {
 	cp "$dir/id_ed25519.pub" "$dir/authorized_keys"
 	local inv_mesh="" inv_ref=""
 	for spec in $hosts; do
-		IFS=: read -r name rate rtt <<<"$spec"
+		IFS=: read -r name rate rtt group <<<"$spec"
 		"$bin" lab up "f$name" --hub fleet --rate "$rate" --rtt "$rtt" >/dev/null
 		local ns=tcptune-f$name-b
 		local kv sysctls=$host_sysctls
@@ -91,7 +93,7 @@ EOC
 		if [ "$name" = ref ]; then
 			inv_ref="        ref: {ansible_host: $addr}"
 		else
-			inv_mesh+="        $name: {ansible_host: $addr}"$'\n'
+			inv_mesh+="        $name: {ansible_host: $addr${group:+, path_group: $group}}"$'\n'
 		fi
 		echo "$name $addr" >>"$dir/hosts"
 	done
