@@ -183,7 +183,7 @@ func queued(in Input, sh Shares, fl string, capBPS float64) Result {
 // cwndAdvice is the advice for a flow the congestion window holds.
 func cwndAdvice(in Input) string {
 	if in.Retransmits > 0 {
-		return "loss holds the congestion window down: buffers are not the lever; try another congestion control (-C bbr) or parallel streams (-P)"
+		return "loss holds the congestion window down: buffers are not the lever; parallel streams (-P) may be, or for a control that cuts its window at each loss (cubic, reno) one that does not (-C bbr)"
 	}
 	return "the buffers are not the bottleneck: the congestion control is still growing or the path limits it"
 }
