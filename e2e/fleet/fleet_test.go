@@ -3,6 +3,7 @@
 package fleet_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -236,13 +237,16 @@ func TestFleet(t *testing.T) {
 	}
 
 	// A batch that does worse stops the rollout: rollout_from (no canary)
-	// with a noise of -1 (after must double before) makes h2, alone in
-	// the first batch, worse: it is rolled back, h3 is never touched,
-	// the summary says so, and the reference servers are stopped.
+	// a result whose choice is made worse on purpose (tcp_wmem max 32
+	// KiB, a quarter of h2's BDP to the reference) makes h2, alone in the
+	// first batch, measure worse than before: it is rolled back, h3 is
+	// never touched, the summary says so, and the reference servers are
+	// stopped.
 	wmem3 := sysctl(t, "h3", "net.ipv4.tcp_wmem")
 	os.Remove(summary)
+	worse := worseResult(t, canary, filepath.Join(f.dir, "rollout-worse.json"))
 	out, r = f.playbook("tcptune.tcptune.rollout", "-l", "h2:h3:ref:localhost", "-e", "rollout_group=mesh", "-e", "reference_server="+refAddr,
-		"-e", "rollout_from="+canary, "-e", "rollout_time=1", "-e", "rollout_repeat=1", "-e", "rollout_batch=1", "-e", "rollout_noise=-1",
+		"-e", "rollout_from="+worse, "-e", "rollout_time=1", "-e", "rollout_repeat=1", "-e", "rollout_batch=1", "-e", "rollout_noise=0.2",
 		"-e", "rollout_summary_file="+summary)
 	if r["h2"].failed != 1 || r["h3"] != (recap{}) || sysctl(t, "h2", "net.ipv4.tcp_wmem") != wmem2 || sysctl(t, "h3", "net.ipv4.tcp_wmem") != wmem3 {
 		t.Errorf("a worse batch: h2 %+v tcp_wmem %s (want failed, %s), h3 %+v tcp_wmem %s (want untouched, %s)\n%s",
@@ -308,4 +312,36 @@ func packageDeb(t *testing.T) string {
 		t.Fatalf("make package: %v\n%s", err, out)
 	}
 	return deb
+}
+
+// worseResult writes a copy of the tune result at from whose choice sets
+// tcp_wmem's maximum to 32 KiB, and returns its path.
+func worseResult(t *testing.T, from, to string) string {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res map[string]any
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res["candidates"].([]any) {
+		c := c.(map[string]any)
+		if c["id"] != res["choice"] {
+			continue
+		}
+		var settings []any
+		for _, s := range c["settings"].([]any) {
+			if s.(map[string]any)["key"] != "net.ipv4.tcp_wmem" {
+				settings = append(settings, s)
+			}
+		}
+		c["settings"] = append(settings, map[string]any{"key": "net.ipv4.tcp_wmem", "value": "4096 16384 32768"})
+	}
+	b, _ = json.Marshal(res)
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return to
 }
