@@ -512,10 +512,12 @@ func (r *runner) lossyNext(path []*Candidate) (point, map[string]string, []predi
 	for _, d := range r.res.Controllable {
 		paying = append(paying, prediction{d, keyWmem, 0})
 	}
-	if need := r.lossyFloor(); last.WmemMax < need && need <= roundUp(maxChange*float64(r.res.BDP)) && last.Status == "" {
-		next := at(last)
-		next.W = need
-		return next, map[string]string{keyWmem: fmt.Sprintf("loss holds the window (so a step gains less than the model of a flow its buffer alone holds predicts), but a lossy sender's buffer holds what it keeps in flight plus about a BDP sent beyond the holes until they are filled: the window model's lossy need, %s", r.multiple(need))}, paying
+	if need := r.lossyFloor(); last.WmemMax < need && last.Status == "" {
+		if d, ok := r.lossyDir(last); ok {
+			next := at(last)
+			next.W = need
+			return next, map[string]string{keyWmem: fmt.Sprintf("%s: loss holds the window (so a step gains less than the model of a flow its buffer alone holds predicts), but a lossy sender's buffer holds what it keeps in flight plus about a BDP sent beyond the holes until they are filled: the window model's lossy need, %s (at most %d × BDP)", d, r.multiple(need), maxChange)}, paying
+		}
 	}
 	if len(path) < 2 {
 		return at(last), nil, nil
@@ -537,8 +539,8 @@ func (r *runner) lossyNext(path []*Candidate) (point, map[string]string, []predi
 		if !ok || !measured || t.Retransmits == 0 || g <= max(r.tol, minGain) || r.good(last, d) {
 			continue
 		}
-		up := r.atLeast(1.05 * float64(cur))
-		if up == 0 || up > roundUp(maxChange*float64(r.res.BDP)) {
+		up := min(r.atLeast(1.05*float64(cur)), r.lossyCap())
+		if up <= cur {
 			return q, nil, nil
 		}
 		next := q
@@ -574,7 +576,24 @@ func (r *runner) lossyFloor() int64 {
 	if paced(r.congestion()) {
 		held = 2
 	}
-	return r.atLeast(float64(m.SendBuffer(int64((held + 1) * float64(bdp)))))
+	return min(r.atLeast(float64(m.SendBuffer(int64((held+1)*float64(bdp))))), r.lossyCap())
+}
+
+// lossyCap is the most a lossy climb sets: maxChange × BDP, rounded
+// down to 64 KiB (the ladder's 4 rounds up, a few KB above it).
+func (r *runner) lossyCap() int64 {
+	return int64(maxChange*float64(r.res.BDP)) / 65536 * 65536
+}
+
+// lossyDir is a judged direction of c held by loss (its median trial
+// retransmitted, short of the path).
+func (r *runner) lossyDir(c *Candidate) (Direction, bool) {
+	for _, d := range r.res.Controllable {
+		if t, ok := medianTrial(c, d); ok && t.Retransmits > 0 && !r.good(c, d) {
+			return d, true
+		}
+	}
+	return "", false
 }
 
 // atLeast is the smallest ladder value of at least v (0 = none).
