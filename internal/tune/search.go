@@ -445,6 +445,9 @@ func (r *runner) nextStep(last *Candidate, active map[Direction]bool, lossy *boo
 		if attrib.Limit(t.Limit) == attrib.Network && t.Retransmits > 0 {
 			*lossy = true
 		}
+		if attrib.Limit(t.Limit) == attrib.SendBuffer && t.Retransmits > 0 {
+			r.recovering = true
+		}
 		k, ok := r.leverOf(d, t)
 		if !ok {
 			continue
@@ -559,7 +562,7 @@ func (r *runner) lossyNext(path []*Candidate) (point, map[string]string, []predi
 }
 
 // lossyFloor is the ladder value of the send buffer a lossy flow needs
-// (0 when unknown): what it keeps in flight at the goodput (BBR: twice
+// (0 when unknown, or no trial showed such a flow): what it keeps in flight at the goodput (BBR: twice
 // the BDP, its congestion window gain; a control that cuts its window
 // at each loss: the BDP) plus one BDP sent beyond the holes and held
 // until they are filled (about an RTT), at the send buffer's payload
@@ -567,7 +570,11 @@ func (r *runner) lossyNext(path []*Candidate) (point, map[string]string, []predi
 // the ladder's 4: the choices at 3 × BDP verified 243–251 Mbit/s, 7–14%
 // under their single screening, those at 4 × 263–270, within 3%.
 func (r *runner) lossyFloor() int64 {
-	if r.res.Goodput <= 0 || r.res.RTT <= 0 {
+	// Only where a trial showed the send buffer holding a flow that
+	// recovered from loss: a flow whose retransmits came from
+	// overfilling a queue (BBR's overshoot, a shallow router queue) gains
+	// nothing from a buffer that holds more.
+	if !r.recovering || r.res.Goodput <= 0 || r.res.RTT <= 0 {
 		return 0
 	}
 	m := r.model.ForMSS(int64(max(r.mss, 536)))

@@ -460,6 +460,10 @@ type runner struct {
 	tol   float64 // the plateau's tolerance (see tolerance)
 	// leversRan: the levers were tried (they run once).
 	leversRan bool
+	// recovering: a search trial's send buffer held a flow that
+	// retransmitted (it keeps what was sent beyond each hole; see
+	// lossyFloor).
+	recovering bool
 	// best is the best median seen per direction (see note); paid says
 	// which knobs' raises gained in the direction that asked for them.
 	best map[Direction]float64

@@ -1379,7 +1379,7 @@ func TestLossyFloor(t *testing.T) {
 	bdp := int64(5_632_912)
 	for cc, want := range map[string]float64{"bbr": 4, "cubic": 3} {
 		m := newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
-		r := &runner{env: m, model: window.Linux66, mss: 1448, current: m.values, o: Options{Congestion: cc}, tol: 0.04,
+		r := &runner{env: m, model: window.Linux66, mss: 1448, current: m.values, o: Options{Congestion: cc}, tol: 0.04, recovering: true,
 			res: &Result{BDP: bdp, Goodput: 289.6e6, RTT: 150 * time.Millisecond, Controllable: []Direction{Forward}}}
 		// The ladder's 4 × is rounded down to 64 KiB: never above 4 × BDP.
 		w := min(roundUp(want*float64(bdp)), int64(4*bdp)/65536*65536)
@@ -1391,6 +1391,12 @@ func TestLossyFloor(t *testing.T) {
 		c.Summary = map[Direction]stats.Summary{Forward: {N: 1, Median: 200e6}}
 		if next, why, _ := r.lossyNext([]*Candidate{c}); next.W != w || !strings.HasPrefix(why[keyWmem], "forward: loss holds") {
 			t.Errorf("%s: from 1.5 × BDP to %.2f × (%v)", cc, float64(next.W)/float64(bdp), why)
+		}
+		// No trial showed the send buffer holding a recovering flow (the
+		// retransmits came from an overfilled queue): no floor.
+		r.recovering = false
+		if got := r.lossyFloor(); got != 0 {
+			t.Errorf("%s: a floor of %.2f × BDP without a recovering flow", cc, float64(got)/float64(bdp))
 		}
 	}
 }
