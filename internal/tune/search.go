@@ -686,16 +686,12 @@ func (r *runner) affected(c, ref *Candidate) []Direction {
 // to the best in its worst direction.
 func (r *runner) smallestGood(path []*Candidate, base *Candidate, lossy bool) *Candidate {
 	var choice *Candidate
+	// Below the lossy floor a screening's spread hides what the smaller
+	// buffer loses (lossyFloor): a point there is chosen only when none
+	// at or above it is on the plateau.
 	floor := int64(0)
-	if lossy {
-		// Below the lossy floor a screening's spread hides what the
-		// smaller buffer loses (lossyFloor): a point there is chosen
-		// only when none at or above it is on the plateau.
-		for _, c := range path {
-			if f := r.lossyFloor(); c.WmemMax >= f && f > 0 && r.onPlateau(c, c) {
-				floor = f
-			}
-		}
+	if f := r.lossyFloor(); lossy && f > 0 && slices.ContainsFunc(path, func(c *Candidate) bool { return c.WmemMax >= f && r.onPlateau(c, c) }) {
+		floor = f
 	}
 	for _, c := range path {
 		if c.WmemMax >= floor && r.onPlateau(c, c) && (choice == nil || c.Cost < choice.Cost) {
