@@ -38,13 +38,16 @@
 # goodput.
 #
 #   sudo bench/tune.sh [SCENARIO-NAME ...]     (default: all; SWEEP=0 skips the sweeps;
-#                                               TUNE_FLAGS="--time 1" adds tune flags, for a quick check)
+#                                               TUNE=0 runs only the sweeps, printing their best
+#                                               per direction; TUNE_FLAGS="--time 1" adds tune
+#                                               flags, for a quick check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$PWD/bin/tcptune
 [ -x "$bin" ] || go build -o "$bin" ./cmd/tcptune
 command -v jq >/dev/null || { echo "bench/tune.sh needs jq (apt-get install jq)" >&2; exit 1; }
 SWEEP=${SWEEP:-1}
+TUNE=${TUNE:-1}
 SWEEP_TRIALS=${SWEEP_TRIALS:-2}
 SWEEP_TIME=${SWEEP_TIME:-5}
 SWEEP_CCS=${SWEEP_CCS:-cubic bbr}
@@ -177,6 +180,15 @@ for sc in "${scenarios[@]}"; do
 	# tune's omitted start, max(1 s, 10 × RTT), rounded up to whole
 	# seconds for bench's -O, which takes iperf3's integer seconds
 	omit=$(jq -n --argjson t "$rtt_s" '[1, 10 * $t] | max | ceil')
+	if [ "$TUNE" = 0 ]; then # the sweep alone: its best median per direction
+		if [ "$mode" = lab ]; then link bs "$mode" "$linkf" "" "$cross"; l=bs; else link bt "$mode" "$linkf" "$bwmem" "$cross"; l=bt; fi
+		sweep "$l" "$mode" "$rate_bps" "$rtt_s" "$omit" | awk -F'\t' -v sc="$name" '{printf "%-32s %-8s sweep best %.1fM@%sx,%s (rmem+wmem max %d bytes)\n", sc, $1, $2/1e6, $3, $4, $5}'
+		"$bin" lab down "$l" >/dev/null
+		for p in "${bg[@]}"; do kill "$p" 2>/dev/null || true; done
+		bg=()
+		cp "$out/sweep.tsv" "${TUNE_BENCH_KEEP:-/tmp}/tune-bench-$(tr -c 'a-z0-9' '_' <<<"$name").sweep.tsv" 2>/dev/null || true
+		continue
+	fi
 	start=$(date +%s)
 	if [ "$mode" = lab ]; then
 		"$bin" tune --lab $linkf $tunef ${TUNE_FLAGS:-} --json >"$out/r.json" 2>"$out/progress.txt" || { cat "$out/progress.txt" >&2; exit 1; }
