@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/cores"
 	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/units"
@@ -357,7 +358,13 @@ func (r *runner) secondLook(ctx context.Context, choice, v *Candidate) (*Candida
 	short := max(luckyShortfall, 2*r.tol)
 	for _, d := range r.res.Controllable {
 		promised, got := choice.Summary[d], v.Summary[d]
-		if promised.N == 0 || got.N == 0 || got.Median >= (1-short)*promised.Median {
+		if promised.N == 0 || got.N == 0 {
+			continue
+		}
+		if got.Median >= (1-short)*promised.Median {
+			if alt, why := r.lowerThanItsBuffer(choice, v, d); alt != nil {
+				return alt, why, nil
+			}
 			continue
 		}
 		why := fmt.Sprintf("%s: %s was verified at %s, %.0f%% below its screening (%s)", d, choice.Name, rate(got.Median), 100*(1-got.Median/promised.Median), rate(promised.Median))
@@ -392,6 +399,53 @@ func (r *runner) secondLook(ctx context.Context, choice, v *Candidate) (*Candida
 		return nil, "", nil
 	}
 	return nil, "", nil
+}
+
+// lowerThanItsBuffer finds, in direction d, the candidate to verify
+// when the choice's fresh trials v fell short of its screening by more
+// than the noise (less than a lucky screening's shortfall) and their
+// median trial names a buffer of this host that the choice holds lower
+// than another candidate of the search or the levers did (a trim or a
+// bisect judged on one screening trial, which can read high): the best
+// such candidate, with the choice's congestion control, whose screening
+// in d beat the verification by more than the noise. It returns nil
+// when there is none.
+func (r *runner) lowerThanItsBuffer(choice, v *Candidate, d Direction) (*Candidate, string) {
+	promised, got := choice.Summary[d], v.Summary[d]
+	noise := max(r.tol, minGain)
+	if got.Median >= (1-noise)*promised.Median {
+		return nil, ""
+	}
+	t, ok := medianTrial(v, d)
+	if !ok {
+		return nil, ""
+	}
+	k, ok := r.leverOf(d, t)
+	if !ok || k.peer || attrib.Limit(t.Limit) == attrib.Unknown || t.Limit == "" {
+		return nil, ""
+	}
+	held := func(c *Candidate) int64 {
+		if k.key == keyRmem {
+			return c.RmemMax
+		}
+		return c.WmemMax
+	}
+	var best *Candidate
+	for _, c := range r.res.Candidates {
+		if c == choice || c.Baseline || c.App || c.SameAs != "" || len(c.Cautions) > 0 || (c.Origin != OriginSearch && c.Origin != OriginLever) ||
+			c.Congestion != choice.Congestion || held(c) <= held(choice) {
+			continue
+		}
+		if s := c.Summary[d]; s.N > 0 && s.Median > (1+noise)*got.Median && (best == nil || s.Median > best.Summary[d].Median) {
+			best = c
+		}
+	}
+	if best == nil {
+		return nil, ""
+	}
+	return best, fmt.Sprintf("%s: %s was verified at %s, %.0f%% below its screening (%s), limited by %s at %s %.2f × BDP (%.2f × BDP in the runner-up)",
+		d, choice.Name, rate(got.Median), 100*(1-got.Median/promised.Median), rate(promised.Median), limitName(t.Limit),
+		strings.TrimPrefix(k.key, "net.ipv4."), float64(held(choice))/float64(r.res.BDP), float64(held(best))/float64(r.res.BDP))
 }
 
 // rate fixes the path's rate and goodput: given, the lab's, or
