@@ -24,6 +24,7 @@ import (
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/cores"
 	"github.com/tcptune/tcptune/internal/drops"
+	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
 )
@@ -290,7 +291,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		return res, err
 	}
 	if alt != nil {
-		pr.Stage("%s: verifying the runner-up, %s, fresh", why, alt.Name)
+		pr.Stage("%s: verifying %s, fresh", why, alt.Name)
 		va, err := r.verify(ctx, alt)
 		if err != nil {
 			return res, err
@@ -298,14 +299,14 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		// The verification that loses stays in the result, named for
 		// its candidate.
 		if g, better := r.helps(va, v, res.Controllable); better {
-			res.Steps = append(res.Steps, fmt.Sprintf("%s; the runner-up %s verified %.2f× better: it is the choice", why, alt.Name, g))
+			res.Steps = append(res.Steps, fmt.Sprintf("%s; %s, verified fresh, did %.2f× better: it is the choice", why, alt.Name, g))
 			choice.Status = "its screening trial was lucky: verified short of it"
 			v.ID, v.Name = "verify-"+choice.ID, "verification of "+choice.Name
 			res.Candidates = append(res.Candidates, v)
 			choice, v = alt, va
 			res.ChoiceID = choice.ID
 		} else {
-			res.Steps = append(res.Steps, fmt.Sprintf("%s; the runner-up %s verified no better (%.2f×): the choice stays", why, alt.Name, g))
+			res.Steps = append(res.Steps, fmt.Sprintf("%s; %s, verified fresh, did no better (%.2f×): the choice stays", why, alt.Name, g))
 			va.ID, va.Name = "verify-"+alt.ID, "verification of "+alt.Name
 			res.Candidates = append(res.Candidates, va)
 		}
@@ -358,12 +359,9 @@ func (r *runner) secondLook(ctx context.Context, choice, v *Candidate) (*Candida
 	short := max(luckyShortfall, 2*r.tol)
 	for _, d := range r.res.Controllable {
 		promised, got := choice.Summary[d], v.Summary[d]
-		if promised.N == 0 || got.N == 0 {
-			continue
-		}
-		if got.Median >= (1-short)*promised.Median {
-			if alt, why := r.lowerThanItsBuffer(choice, v, d); alt != nil {
-				return alt, why, nil
+		if promised.N == 0 || got.N == 0 || got.Median >= (1-short)*promised.Median {
+			if alt, why, err := r.lowerThanItsBuffer(ctx, choice, v, d); err != nil || alt != nil {
+				return alt, why, err
 			}
 			continue
 		}
@@ -405,47 +403,89 @@ func (r *runner) secondLook(ctx context.Context, choice, v *Candidate) (*Candida
 // when the choice's fresh trials v fell short of its screening by more
 // than the noise (less than a lucky screening's shortfall) and their
 // median trial names a buffer of this host that the choice holds lower
-// than another candidate of the search or the levers did (a trim or a
-// bisect judged on one screening trial, which can read high): the best
-// such candidate, with the choice's congestion control, whose screening
-// in d beat the verification by more than the noise. It returns nil
-// when there is none.
-func (r *runner) lowerThanItsBuffer(choice, v *Candidate, d Direction) (*Candidate, string) {
-	promised, got := choice.Summary[d], v.Summary[d]
+// than the candidate it was trimmed or bisected from: a step judged on
+// one screening trial, which can read the path full where fresh trials
+// do not. In the lab, where one direction screens for both, a direction
+// without a screening is held to the screened one's. The candidate it
+// was lowered from is one of the search or the levers with the choice's
+// congestion control and other buffer and more of the named one, whose
+// screening was not below the verification. What is verified is the
+// choice with that buffer at the ladder's next value above its own,
+// screened first, when that is below the value it was lowered from (a
+// larger buffer is not always better: BBR with a receive window well
+// beyond the path's needs overfills a queue), else that candidate
+// itself. It returns nil when there is none.
+func (r *runner) lowerThanItsBuffer(ctx context.Context, choice, v *Candidate, d Direction) (*Candidate, string, error) {
+	screened := func(c *Candidate) (stats.Summary, bool) {
+		if s := c.Summary[d]; s.N > 0 {
+			return s, true
+		}
+		if r.env.BothEnds() {
+			for _, o := range r.res.Controllable {
+				if s := c.Summary[o]; s.N > 0 {
+					return s, true
+				}
+			}
+		}
+		return stats.Summary{}, false
+	}
+	promised, ok := screened(choice)
+	got := v.Summary[d]
 	noise := max(r.tol, minGain)
-	if got.Median >= (1-noise)*promised.Median {
-		return nil, ""
+	if !ok || got.N == 0 || got.Median >= (1-noise)*promised.Median {
+		return nil, "", nil
 	}
 	t, ok := medianTrial(v, d)
-	if !ok {
-		return nil, ""
+	if !ok || t.Limit == "" || attrib.Limit(t.Limit) == attrib.Unknown {
+		return nil, "", nil
 	}
 	k, ok := r.leverOf(d, t)
-	if !ok || k.peer || attrib.Limit(t.Limit) == attrib.Unknown || t.Limit == "" {
-		return nil, ""
+	if !ok || k.peer {
+		return nil, "", nil
 	}
-	held := func(c *Candidate) int64 {
+	held := func(c *Candidate) (named, other int64) {
 		if k.key == keyRmem {
-			return c.RmemMax
+			return c.RmemMax, c.WmemMax
 		}
-		return c.WmemMax
+		return c.WmemMax, c.RmemMax
 	}
-	var best *Candidate
+	mine, myOther := held(choice)
+	var from *Candidate
+	var fromS stats.Summary
 	for _, c := range r.res.Candidates {
-		if c == choice || c.Baseline || c.App || c.SameAs != "" || len(c.Cautions) > 0 || (c.Origin != OriginSearch && c.Origin != OriginLever) ||
-			c.Congestion != choice.Congestion || held(c) <= held(choice) {
+		if c == choice || c.Baseline || c.App || c.SameAs != "" || len(c.Cautions) > 0 || (c.Origin != OriginSearch && c.Origin != OriginLever) || c.Congestion != choice.Congestion {
 			continue
 		}
-		if s := c.Summary[d]; s.N > 0 && s.Median > (1+noise)*got.Median && (best == nil || s.Median > best.Summary[d].Median) {
-			best = c
+		if n, o := held(c); n <= mine || o != myOther {
+			continue
+		}
+		if s, ok := screened(c); ok && s.Median >= got.Median && (from == nil || s.Median > fromS.Median) {
+			from, fromS = c, s
 		}
 	}
-	if best == nil {
-		return nil, ""
+	if from == nil {
+		return nil, "", nil
 	}
-	return best, fmt.Sprintf("%s: %s was verified at %s, %.0f%% below its screening (%s), limited by %s at %s %.2f × BDP (%.2f × BDP in the runner-up)",
+	was, _ := held(from)
+	why := fmt.Sprintf("%s: %s was verified at %s, %.0f%% below its screening (%s), limited by %s at %s %s (%s before it was lowered)",
 		d, choice.Name, rate(got.Median), 100*(1-got.Median/promised.Median), rate(promised.Median), limitName(t.Limit),
-		strings.TrimPrefix(k.key, "net.ipv4."), float64(held(choice))/float64(r.res.BDP), float64(held(best))/float64(r.res.BDP))
+		strings.TrimPrefix(k.key, "net.ipv4."), r.multiple(mine), r.multiple(was))
+	up := r.atLeast(1.05 * float64(mine))
+	if up == 0 || up >= was {
+		return from, why, nil
+	}
+	p := at(choice)
+	if k.key == keyRmem {
+		p.R = up
+	} else {
+		p.W = up
+	}
+	c := r.candidateWith(p, map[string]string{k.key: fmt.Sprintf("%s was verified short of its screening, limited by %s at %s: raised to the ladder's next, %s", d, limitName(t.Limit), r.multiple(mine), r.multiple(up))}, choice)
+	r.pr.Stage("%s: screening %s", why, c.Name)
+	if err := r.screen(ctx, c, false, TrialSpec{Congestion: choice.Congestion}); err != nil {
+		return nil, "", err
+	}
+	return c, why, nil
 }
 
 // rate fixes the path's rate and goodput: given, the lab's, or
