@@ -370,11 +370,13 @@ func (t *Test) sampleLocked(now time.Time, emit bool, infos []*sockopt.TCPInfo) 
 // It is safe to call more than once.
 func (t *Test) Stop() {
 	t.stopOnce.Do(func() {
-		now := time.Now()
 		t.stop.Store(true)
 		// The kernel's counters at the end, before anything waits: the
 		// data still queued keeps being delivered after the writers stop,
-		// and must not count in a period that ends now.
+		// and must not count in a period that ends now. The period ends
+		// when they have been read, not before: a goroutine preempted
+		// between the clock and the reads (two busy cores) would count
+		// bytes delivered after the period's end, a rate above the path.
 		var final []*sockopt.TCPInfo
 		if !t.epoch.IsZero() {
 			final = make([]*sockopt.TCPInfo, len(t.Streams))
@@ -387,6 +389,7 @@ func (t *Test) Stop() {
 				}
 			}
 		}
+		now := time.Now()
 		for _, s := range t.Streams {
 			s.stopped.Store(true)
 			s.interrupt()
