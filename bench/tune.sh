@@ -13,8 +13,9 @@
 #
 # Printed per scenario and direction: the baseline and tuned medians
 # ("tuned" is the verification of the choice when it was kept, else the
-# baseline), the tuned median as a share of the link's goodput (rate ×
-# 1448/1500, the lab's truth, not tune's estimate) for the directions
+# baseline), the tuned median as a share of the link's goodput at its
+# MSS (rate × MSS ÷ (MSS + 52): 1448/1500 at MTU 1500, 8948/9000 with
+# jumbo frames; the lab's truth, not tune's estimate) for the directions
 # tune controls, the sweep's best (its point and congestion control),
 # tune ÷ the sweep's best, the largest changed tcp_rmem/tcp_wmem maximum
 # ÷ BDP of a kept choice, its memory (rmem + wmem max) ÷ that of the
@@ -31,6 +32,9 @@
 # during tune and the sweep. "txqueuelen 8" gives the hosts a transmit
 # ring too short for cubic's bursts (issue 22): no buffer helps there, so
 # its sweep stays low and tune ÷ sweep says what the queue lever is worth.
+# "path carries 9000" gives hosts at MTU 1500 a path that carries jumbo
+# frames (issue 22): the sweep's settings are all at 1500, so tune ÷
+# sweep says whether the kept MTU beats every 1500-byte setting.
 #
 # Targets (issue 19): ≥ 95% of the sweep's best in every direction tune
 # controls; changed maxima ≤ 4 × BDP; memory ≤ 1.5 × the sweep's best
@@ -73,6 +77,7 @@ scenarios=(
 	"peer iperf3 3.12 cubic q 0.3bdp|peer-3.12|--rate 1gbit --rtt 40ms --queue 0.3bdp|-C cubic||"
 	"peer serve + 200M UDP cross|peer-serve|--rate 1gbit --rtt 50ms|||cross"
 	"cubic 1g×20ms, hosts' txqueuelen 8|lab|--rate 1gbit --rtt 20ms --txqueuelen 8|-C cubic||"
+	"2.5g×20ms, path carries 9000|lab|--rate 2.5gbit --rtt 20ms --path-mtu 9000|||"
 )
 
 server_argv() { # mode → the server command in end b, on port 5201
@@ -142,26 +147,27 @@ sweep() {
 
 report() { # scenario rate_bps rtt_s wall json sweepfile
 	jq -r --arg sc "$1" --argjson rate "$2" --argjson rtt "$3" --arg wall "$4" --rawfile sw "$6" '
-		($rate * 1448 / 1500) as $g
-		| ($rate * $rtt / 8) as $bdp
+		($rate * $rtt / 8) as $bdp
 		| ($sw | split("\n") | map(select(length > 0) | split("\t") | {key: .[0], value: {bps: (.[1] | tonumber), m: .[2], cc: .[3], mem: (.[4] | tonumber)}}) | from_entries) as $best
 		| (.candidates[] | select(.id == "baseline")) as $b
 		| (.candidates[] | select(.id == $ch)) as $c
-		| ([.candidates[].trials[]?, .verify.trials[]? | .bits_per_second / ((.mss // 1448) / 1448)] | max) as $top
+		| ([.candidates[].trials[]?, .verify.trials[]? | .bits_per_second / ($rate * (.mss // 1448) / ((.mss // 1448) + 52))] | max) as $top
 		| (if .kept then [$c.settings[]? | select(.key == "net.ipv4.tcp_rmem" or .key == "net.ipv4.tcp_wmem") | .value | split(" ") | .[2] | tonumber] | max // 0 else 0 end) as $chg
 		| (if .kept then $c.memory else $b.memory end) as $mem
 		| .controllable as $ctl
 		| .options.directions[] as $d
 		| ($b.summary[$d].median) as $bm
 		| (if .verify and .kept then .verify.summary[$d].median else $bm end) as $tm
+		| ((if .verify and .kept then [.verify.trials[] | select(.direction == $d) | .mss // 1448] | max else null end) // 1448) as $mss
+		| ($rate * $mss / ($mss + 52)) as $gd
 		| ($best[$d] // null) as $sb
 		| [$sc, $d, (($bm/1e6*10|floor)/10|tostring) + "M", (($tm/1e6*10|floor)/10|tostring) + "M",
-		   (if ($ctl | index($d)) != null then ((1000*$tm/$g|floor)/10|tostring) + "%" else "peer-limited" end),
+		   (if ($ctl | index($d)) != null then ((1000*$tm/$gd|floor)/10|tostring) + "%" else "peer-limited" end),
 		   (if $sb then ((($sb.bps/1e6*10|floor)/10|tostring) + "M@" + $sb.m + "x," + $sb.cc) else "-" end),
 		   (if $sb and $sb.bps > 0 then ((1000*$tm/$sb.bps|floor)/10|tostring) + "%" else "-" end),
 		   (if $chg > 0 then (($chg/$bdp*100|floor)/100|tostring) else "-" end),
 		   (if $sb and $sb.mem > 0 then ((100*$mem/$sb.mem|floor)/100|tostring) else "-" end),
-		   ((1000*$top/$g|floor)/10|tostring) + "%",
+		   ((1000*$top|floor)/10|tostring) + "%",
 		   $wall + " s",
 		   (if .already_full then "already full" elif .kept then (if .applied then "kept, applied" else "kept" end) else "nothing kept" end)
 		    + (if ([.levers[]? | select(.helped)] | length) > 0 then "; levers: " + ([.levers[] | select(.helped) | .name] | join(", ")) else "" end)]

@@ -124,6 +124,7 @@ func (r *runner) reopen(ctx context.Context, base, choice *Candidate) (*Candidat
 		if v > limit {
 			break
 		}
+		v = min(v, r.lossyCap()) // the top rung, 4 × BDP, not a few KB above it
 		next := p
 		if q.R > p.R && v > p.R {
 			next.R = min(v, q.R)

@@ -586,8 +586,9 @@ func (r *runner) lossyFloor() int64 {
 	return min(r.atLeast(float64(m.SendBuffer(int64((held+1)*float64(bdp))))), r.lossyCap())
 }
 
-// lossyCap is the most a lossy climb sets: maxChange × BDP, rounded
-// down to 64 KiB (the ladder's 4 rounds up, a few KB above it).
+// lossyCap is the most a lossy climb or a reopened one sets: maxChange
+// × BDP, rounded down to 64 KiB (the ladder's 4 rounds up, a few KB
+// above it).
 func (r *runner) lossyCap() int64 {
 	return int64(maxChange*float64(r.res.BDP)) / 65536 * 65536
 }
