@@ -962,17 +962,8 @@ func TestLuckyScreeningVerifiesTheRunnerUp(t *testing.T) {
 // the first point that reaches the profile's rate, not the profile's
 // 512 MB buffers (it took them whole before: 95 × BDP on a lossy path).
 func TestReopenClimbsTowardTheProfile(t *testing.T) {
-	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
 	// Without loss (a lossy flow's climb goes on by itself: lossyNext).
-	m.sendShare, m.hideBuffer, m.hideQuiet = 0.45, true, true
-	res, err := Run(context.Background(), m, Options{}, quiet{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sane(t, res, m)
-	ch := res.Choice()
-	steps := strings.Join(res.Steps, "\n")
-	t.Logf("choice %s (rmem %.2f, wmem %.2f × BDP): %s\n%s", ch.ID, float64(ch.RmemMax)/float64(res.BDP), float64(ch.WmemMax)/float64(res.BDP), res.Why, steps)
+	m, res, ch, steps := reopenRun(t, 0.45)
 	if ch.Origin != OriginSearch || !strings.Contains(steps, "reopened: the reference") || !strings.Contains(steps, "climbing again toward it") {
 		t.Fatalf("choice %s (%s), steps:\n%s", ch.ID, ch.Origin, steps)
 	}
@@ -1476,8 +1467,22 @@ func TestVerificationNamesATrimmedBuffer(t *testing.T) {
 // BDP, which the search does not see (the buffer is hidden as the
 // congestion window) and ESnet's 32 MiB reaches.
 func TestReopenTopRungIsFourBDP(t *testing.T) {
+	_, res, ch, steps := reopenRun(t, 0.25)
+	if !strings.Contains(steps, "reopened: the reference") || ch.WmemMax < 39*res.BDP/10 {
+		t.Fatalf("choice %s: want the reopened climb at the ladder's top", ch.ID)
+	}
+	if ch.WmemMax > 4*res.BDP || ch.RmemMax > 4*res.BDP {
+		t.Errorf("choice rmem %d wmem %d: above 4 × BDP (%d)", ch.RmemMax, ch.WmemMax, 4*res.BDP)
+	}
+}
+
+// reopenRun tunes a 1 Gbit/s × 50 ms model whose send buffer holds
+// share of payload and is hidden as the congestion window without loss,
+// so that only a reference profile shows what more buffer does.
+func reopenRun(t *testing.T, share float64) (*modelEnv, *Result, *Candidate, string) {
+	t.Helper()
 	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
-	m.sendShare, m.hideBuffer, m.hideQuiet = 0.25, true, true
+	m.sendShare, m.hideBuffer, m.hideQuiet = share, true, true
 	res, err := Run(context.Background(), m, Options{}, quiet{})
 	if err != nil {
 		t.Fatal(err)
@@ -1486,10 +1491,5 @@ func TestReopenTopRungIsFourBDP(t *testing.T) {
 	ch := res.Choice()
 	steps := strings.Join(res.Steps, "\n")
 	t.Logf("choice %s (rmem %.4f, wmem %.4f × BDP): %s\n%s", ch.ID, float64(ch.RmemMax)/float64(res.BDP), float64(ch.WmemMax)/float64(res.BDP), res.Why, steps)
-	if !strings.Contains(steps, "reopened: the reference") || ch.WmemMax < 39*res.BDP/10 {
-		t.Fatalf("choice %s: want the reopened climb at the ladder's top", ch.ID)
-	}
-	if ch.WmemMax > 4*res.BDP || ch.RmemMax > 4*res.BDP {
-		t.Errorf("choice rmem %d wmem %d: above 4 × BDP (%d)", ch.RmemMax, ch.WmemMax, 4*res.BDP)
-	}
+	return m, res, ch, steps
 }
