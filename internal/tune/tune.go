@@ -383,7 +383,7 @@ func (r *runner) secondLook(ctx context.Context, choice, v *Candidate) (*Candida
 		}
 		var best *Candidate
 		for _, c := range r.res.Candidates {
-			if c == choice || c.Baseline || c.App || c.SameAs != "" || len(c.Cautions) > 0 || (c.Origin != OriginSearch && c.Origin != OriginLever) {
+			if !alternative(c, choice) {
 				continue
 			}
 			if s := c.Summary[d]; s.N > 0 && s.Median > (1+max(r.tol, minGain))*got.Median && (best == nil || s.Median > best.Summary[d].Median) {
@@ -397,6 +397,14 @@ func (r *runner) secondLook(ctx context.Context, choice, v *Candidate) (*Candida
 		return nil, "", nil
 	}
 	return nil, "", nil
+}
+
+// alternative reports whether c is a candidate a second look may verify
+// instead of choice: one of the search or the levers, tune's to apply
+// (not an application setting), without a caution, and not the choice
+// or a copy of another.
+func alternative(c, choice *Candidate) bool {
+	return c != choice && !c.Baseline && !c.App && c.SameAs == "" && len(c.Cautions) == 0 && (c.Origin == OriginSearch || c.Origin == OriginLever)
 }
 
 // lowerThanItsBuffer finds, in direction d, the candidate to verify
@@ -453,7 +461,7 @@ func (r *runner) lowerThanItsBuffer(ctx context.Context, choice, v *Candidate, d
 	var from *Candidate
 	var fromS stats.Summary
 	for _, c := range r.res.Candidates {
-		if c == choice || c.Baseline || c.App || c.SameAs != "" || len(c.Cautions) > 0 || (c.Origin != OriginSearch && c.Origin != OriginLever) || c.Congestion != choice.Congestion {
+		if !alternative(c, choice) || c.Congestion != choice.Congestion {
 			continue
 		}
 		if n, o := held(c); n <= mine || o != myOther {
