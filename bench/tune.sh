@@ -14,8 +14,9 @@
 # Printed per scenario and direction: the baseline and tuned medians
 # ("tuned" is the verification of the choice when it was kept, else the
 # baseline), the tuned median as a share of the link's goodput at its
-# MSS (rate × MSS ÷ (MSS + 52): 1448/1500 at MTU 1500, 8948/9000 with
-# jumbo frames; the lab's truth, not tune's estimate) for the directions
+# MSS (rate × MSS ÷ MTU: 1448/1500 at MTU 1500, 8948/9000 with jumbo
+# frames, 1460/1500 without timestamps; the lab's truth, not tune's
+# estimate) for the directions
 # tune controls, the sweep's best (its point and congestion control),
 # tune ÷ the sweep's best, the largest changed tcp_rmem/tcp_wmem maximum
 # ÷ BDP of a kept choice, its memory (rmem + wmem max) ÷ that of the
@@ -151,7 +152,8 @@ report() { # scenario rate_bps rtt_s wall json sweepfile
 		| ($sw | split("\n") | map(select(length > 0) | split("\t") | {key: .[0], value: {bps: (.[1] | tonumber), m: .[2], cc: .[3], mem: (.[4] | tonumber)}}) | from_entries) as $best
 		| (.candidates[] | select(.id == "baseline")) as $b
 		| (.candidates[] | select(.id == $ch)) as $c
-		| ([.candidates[].trials[]?, .verify.trials[]? | .bits_per_second / ($rate * (.mss // 1448) / ((.mss // 1448) + 52))] | max) as $top
+		| def goodput($m): $rate * $m / ($m + (if ($m + 40) == 1500 or ($m + 40) == 9000 then 40 else 52 end));
+		  ([.candidates[].trials[]?, .verify.trials[]? | .bits_per_second / goodput(if (.mss // 0) > 0 then .mss else 1448 end)] | max) as $top
 		| (if .kept then [$c.settings[]? | select(.key == "net.ipv4.tcp_rmem" or .key == "net.ipv4.tcp_wmem") | .value | split(" ") | .[2] | tonumber] | max // 0 else 0 end) as $chg
 		| (if .kept then $c.memory else $b.memory end) as $mem
 		| .controllable as $ctl
@@ -159,7 +161,7 @@ report() { # scenario rate_bps rtt_s wall json sweepfile
 		| ($b.summary[$d].median) as $bm
 		| (if .verify and .kept then .verify.summary[$d].median else $bm end) as $tm
 		| ((if .verify and .kept then [.verify.trials[] | select(.direction == $d) | .mss // 1448] | max else null end) // 1448) as $mss
-		| ($rate * $mss / ($mss + 52)) as $gd
+		| goodput($mss) as $gd
 		| ($best[$d] // null) as $sb
 		| [$sc, $d, (($bm/1e6*10|floor)/10|tostring) + "M", (($tm/1e6*10|floor)/10|tostring) + "M",
 		   (if ($ctl | index($d)) != null then ((1000*$tm/$gd|floor)/10|tostring) + "%" else "peer-limited" end),
