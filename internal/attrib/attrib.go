@@ -139,6 +139,9 @@ func Attribute(in Input) Result {
 	perFlow := in.BitsPerSecond / float64(n)
 	state := max4(sh)
 	if state != "idle" {
+		if h, ok := heldShort(in, n, sh); ok {
+			return h
+		}
 		if full, ok := capacity(in, n, sh); ok {
 			return full
 		}

@@ -238,3 +238,38 @@ func TestSendBufferFullWhileRecovering(t *testing.T) {
 		t.Fatalf("no loss: %s", r)
 	}
 }
+
+// BBR at 2.5 Gbit/s × 20 ms with tcp_wmem max 1.5 × BDP (lab, measured):
+// 96.6% of the goodput, the send buffer binding 82% of the time and in
+// flight at its payload share, a queue stretching the RTT to 25 ms. It
+// was called "the path is full: more buffer only adds delay"; at 2.68 ×
+// BDP the same path ran at 99.96%. Without the chronograph's majority,
+// with loss, or at the goodput, it stays what it was.
+func TestBufferHeldShortOfTheGoodput(t *testing.T) {
+	in := Input{WallUS: 5e6, BusyUS: 5e6, SndbufLimitUS: 4.104e6, RwndLimitedUS: 4000, SndBuf: 9437184, SndWnd: 9530368,
+		CwndBytes: 19934616, RTTUS: 25152, MinRTTUS: 20045, IdleRTTUS: 20045, BitsPerSecond: 2331e6, PathRate: 2413.3e6,
+		Streams: 1, SenderIsLocal: true, InflightBytes: 7776918, MSS: 1448}
+	r := Attribute(in)
+	if r.Limit != SendBuffer || !strings.Contains(r.Verdict, "82% of the time") || !strings.Contains(r.Verdict, "96.6%") ||
+		!strings.Contains(r.Advice, "tcp_wmem") || r.CapBPS < in.BitsPerSecond {
+		t.Fatalf("%s (cap %v)", r, r.CapBPS)
+	}
+	for name, f := range map[string]func(*Input){
+		"brief":   func(x *Input) { x.SndbufLimitUS = 1e6 },
+		"lossy":   func(x *Input) { x.Retransmits = 40 },
+		"full":    func(x *Input) { x.BitsPerSecond = 2412e6 },
+		"no path": func(x *Input) { x.PathRate = 0 },
+	} {
+		x := in
+		f(&x)
+		if r := Attribute(x); r.Limit == SendBuffer && strings.Contains(r.Verdict, "of the path's goodput") {
+			t.Errorf("%s: %s", name, r)
+		}
+	}
+	// The receiver's window the same way.
+	rw := in
+	rw.SndbufLimitUS, rw.RwndLimitedUS, rw.SndBuf, rw.SndWnd = 0, 4.1e6, 16<<20, 7.9e6
+	if r := Attribute(rw); r.Limit != ReceiverWindow || !strings.Contains(r.Verdict, "receiver's window") {
+		t.Fatalf("rwnd: %s", r)
+	}
+}

@@ -42,6 +42,44 @@ func binding(in Input, n int) (what string, ratio float64) {
 	return what, ratio
 }
 
+// nearFull is the share of a known goodput from which a flow that sat
+// at a buffer is called full anyway: below it the buffer held back what
+// the path had left (BBR at 2.5 Gbit/s × 20 ms with tcp_wmem max 1.5 ×
+// BDP: 96.6% of the goodput, the send buffer binding 82% of the time,
+// a queue stretching the RTT from 20 to 25 ms; at 2.68 × BDP 99.96%).
+const nearFull = 0.99
+
+// heldShort is the verdict for a flow that sat at a buffer most of the
+// time, without loss, short of a known goodput: the bytes in flight
+// and the chronograph both name that buffer. A queue that stretched
+// the RTT does not clear it (capacity and queued would: the surplus in
+// flight sat in the queue), because the link was not kept busy: in
+// flight must cover the RTT under load, and the buffer held it below.
+func heldShort(in Input, n int, sh Shares) (Result, bool) {
+	if in.PathRate <= 0 || in.Retransmits != 0 || in.BitsPerSecond >= nearFull*in.PathRate {
+		return Result{}, false
+	}
+	what, _ := binding(in, n)
+	r := Result{Shares: sh, CapBPS: in.BitsPerSecond / float64(n)}
+	var buf string
+	switch {
+	case what == "sndbuf" && sh.SendBuffer >= 0.5:
+		r.Limit, r.Share, r.Advice = SendBuffer, sh.SendBuffer, sndbufAdvice(in)
+		buf = fmt.Sprintf("the send buffer (%s in flight of %s)", units.FormatSize(float64(in.InflightBytes)), units.FormatSize(float64(in.SndBuf)))
+	case what == "rwnd" && sh.ReceiverWindow >= 0.5:
+		r.Limit, r.Share, r.Advice = ReceiverWindow, sh.ReceiverWindow, rwndAdvice(in)
+		buf = fmt.Sprintf("the receiver's window (%s in flight of %s)", units.FormatSize(float64(in.InflightBytes)), units.FormatSize(float64(in.SndWnd)))
+	default:
+		return Result{}, false
+	}
+	r.Verdict = fmt.Sprintf("limited by %s %.0f%% of the time, at %.1f%% of the path's goodput (%s of %s)",
+		buf, 100*r.Share, 100*in.BitsPerSecond/in.PathRate, units.FormatRateShort(in.BitsPerSecond), units.FormatRateShort(in.PathRate))
+	if idle := in.idleRTT(); idle > 0 && in.RTTUS > idle {
+		r.Verdict += fmt.Sprintf(": in flight must cover the RTT under load (%s → %s)", fmtRTT(idle), fmtRTT(in.RTTUS))
+	}
+	return r, true
+}
+
 // capacity is the verdict "the path is full": the rate is within 5% of
 // the path's known goodput; or, when the goodput is not known, the RTT
 // under load exceeds the idle RTT by more than 20% (a queue is building)
