@@ -38,7 +38,8 @@ The choice is verified with fresh trials and kept only if every verification
 trial beats every baseline trial in a direction this host controls.
 
 Throughput is the payload the kernel counted as delivered (tcpi_delivered at
-the sender), so no figure can exceed the path.
+the sender), which does not jump when a hole is filled; a trial more than 1%
+above a known goodput is refused as a counting error.
 
 --lab builds a lab link, runs "tcptune serve" in end b and the trials from
 end a (in this process), applies candidates in both namespaces, and removes

@@ -51,8 +51,10 @@ type StreamInterval struct {
 	RTT, RTTVar, PMTU   uint32
 	Reorder             uint32
 	// Delivered is the payload that reached the receiver in this
-	// interval by the kernel's count (DeliveredBy says whose): it
-	// cannot exceed the path, unlike application bytes.
+	// interval by the kernel's count (DeliveredBy says whose): unlike
+	// application bytes it does not jump when a hole is filled; the
+	// sender's count can run ahead of the path only by the ACKs held up
+	// at the interval's start.
 	Delivered     int64
 	DeliveredBy   string
 	Inflight      uint64 // sender: unacked segments × MSS at the sample

@@ -61,7 +61,7 @@ type Context struct {
 }
 
 // Input turns one stream's sender-side view into attribution input. The
-// rate is what the kernel delivered (it cannot exceed the path), or the
+// rate is what the kernel delivered (no jump when a hole is filled), or the
 // application's writes where the sender did not count it.
 func Input(e wire.ExtStream) attrib.Input {
 	bps, n := 0.0, e.Bytes

@@ -1493,3 +1493,54 @@ func reopenRun(t *testing.T, share float64) (*modelEnv, *Result, *Candidate, str
 	t.Logf("choice %s (rmem %.4f, wmem %.4f × BDP): %s\n%s", ch.ID, float64(ch.RmemMax)/float64(res.BDP), float64(ch.WmemMax)/float64(res.BDP), res.Why, steps)
 	return m, res, ch, steps
 }
+
+// At 2.5 Gbit/s the headers' share that MTU 9000 wins (3%) is inside
+// one trial's noise: the lab's first trial at MSS 8948 once read 2337
+// Mbit/s, where later ones read 2455–2483 of 2485. An inconclusive
+// first trial gets a second; a trial above the 1500-byte goodput proves
+// the gain. Where every trial stays at the 1500-byte level, the MTU
+// stays.
+func TestJumboFramesSecondTrial(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		luck []float64 // the MTU 9000 trials' factors, in order
+		kept bool
+	}{
+		{"a low first trial", []float64{0.94, 1}, true},
+		{"no gain at all", []float64{0.97, 0.97}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModel(2.5e9, 20*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
+			m.values["link.eth0.mtu"] = "1500"
+			jumboTrials := 0
+			m.luck = func(string, int64, int64) float64 {
+				if m.values["link.eth0.mtu"] != "9000" {
+					return 1
+				}
+				jumboTrials++
+				return tc.luck[min(jumboTrials, len(tc.luck))-1]
+			}
+			l := &linkModel{modelEnv: m, pathMTU: 9000}
+			res, err := Run(context.Background(), l, Options{Force: true}, quiet{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var jumbo *Candidate
+			for _, c := range res.Candidates {
+				if c.ID == "mtu-9000" {
+					jumbo = c
+				}
+			}
+			if jumbo == nil || jumbo.Runs(Forward) != 2 {
+				t.Fatalf("the MTU step's trials: %+v; steps %q", jumbo, res.Steps)
+			}
+			kept := false
+			for _, s := range res.Choice().Settings {
+				kept = kept || (s.Key == "link.eth0.mtu" && s.Value == "9000")
+			}
+			if kept != tc.kept {
+				t.Fatalf("MTU 9000 kept %v, want %v; steps %q", kept, tc.kept, res.Steps)
+			}
+		})
+	}
+}

@@ -24,7 +24,9 @@ type Counter string
 
 const (
 	// Sender: the sender's tcpi_delivered × its average segment payload;
-	// it cannot exceed the path, and does not jump when a hole is filled.
+	// it does not jump when a hole is filled, and runs ahead of the path
+	// only by the ACKs held up at the period's start (0.02–0.16% in short
+	// trials at 2.5 Gbit/s in the lab).
 	Sender Counter = "sender"
 	// Receiver: the receiver's tcpi_bytes_received, where the sender's
 	// count is out of reach (a stock iperf3 sending); it jumps when a
