@@ -72,6 +72,9 @@ type modelEnv struct {
 	// (bit/s): -P spreads streams over two cores, -Z cuts CPU per byte
 	// by a third.
 	cpuCap float64
+	// cpuDrops: a host whose core is flat out drops what it cannot
+	// take, so its trials show loss (retransmits) as well as the core.
+	cpuDrops bool
 	// luck, when set, scales a trial's rate: a bimodal congestion
 	// control's good mode caught once, or a screening that read high.
 	luck func(cc string, rmem, wmem int64) float64
@@ -178,6 +181,9 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 		withDrops(&t, drops.Counters{Iface: "eth0", TxDrop: 40})
 	}
 	if best.limit == attrib.CPU {
+		if m.cpuDrops {
+			t.Limit, t.Verdict, t.Retransmits = string(attrib.Network), "model: network (loss from the host's own drops)", 40000
+		}
 		withCores(&t, []cores.Load{{CPU: 0, Busy: 40}, {CPU: 1, Busy: 99, System: 80, User: 19}})
 	}
 	if m.stock && s.Direction == Reverse {
@@ -900,6 +906,27 @@ func TestCPUHeldTriesCPULevers(t *testing.T) {
 	}
 	if res.Kept {
 		t.Errorf("kept %s for a CPU-held flow", res.ChoiceID)
+	}
+}
+
+// A saturated core whose host drops what it cannot take shows loss too
+// (the lab's 40 Gbit/s link on one core: 10.9 Gbit/s, 40,000
+// retransmits, cpu0 97–100% busy): the loss levers run, and -Z, which
+// only the CPU levers try, runs as well; -P 4 once.
+func TestCPUHeldWithLossTriesZeroCopy(t *testing.T) {
+	m := newModel(1e9, 2*time.Millisecond, "4096 131072 6291456", "4096 16384 4194304")
+	m.cpuCap, m.cpuDrops = 500e6, true
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := strings.Join(res.Steps, "\n")
+	n := map[string]int{}
+	for _, l := range res.Levers {
+		n[l.Name]++
+	}
+	if n["zero-copy sends (-Z)"] != 1 || n["4 parallel streams (-P 4)"] != 1 || !strings.Contains(steps, "a core ran flat out in") {
+		t.Fatalf("levers %+v; steps:\n%s", res.Levers, steps)
 	}
 }
 
