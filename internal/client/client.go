@@ -663,7 +663,7 @@ func (s *session) exchangeResults() (*Outcome, error) {
 	res := view.Results(totals, cpu, s.meta.CongestionCC)
 	// The sender's view of our streams, for a tcptune server's verdicts
 	// (iperf3 ignores the key).
-	own := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), Streams: view.ExtStreams(totals)}
+	own := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), Streams: view.ExtStreams(totals), Received: view.Received(totals)}
 	if n := t.RcvbufErrors(); n >= 0 {
 		own.RcvbufErrors = &n
 	}

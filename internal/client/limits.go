@@ -27,9 +27,10 @@ func (s *session) views(totals []engine.StreamTotal, sum result.Summary, ext *wi
 	}
 	remoteCores := runtime.NumCPU()
 	var peer []wire.ExtStream
+	var peerReceived []wire.ExtReceived
 	peerDrops := int64(-1)
 	if ext != nil {
-		peer = ext.Streams
+		peer, peerReceived = ext.Streams, ext.Received
 		if ext.Cores > 0 {
 			remoteCores = ext.Cores
 		}
@@ -37,7 +38,7 @@ func (s *session) views(totals []engine.StreamTotal, sum result.Summary, ext *wi
 			peerDrops = *ext.RcvbufErrors
 		}
 	}
-	return view.Build(view.Input{Side: view.Client, Totals: totals, Peer: peer, UDP: s.params.UDP,
+	return view.Build(view.Input{Side: view.Client, Totals: totals, Peer: peer, PeerReceived: peerReceived, UDP: s.params.UDP,
 		PeerStreams: peerStreams, LocalRcvbufErrors: s.test.RcvbufErrors(), PeerRcvbufErrors: peerDrops,
 		Context: func(localSends bool) limits.Context {
 			c := limits.Context{

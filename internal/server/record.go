@@ -56,7 +56,7 @@ func (t *session) record(m result.Meta, totals []engine.StreamTotal, peer *wire.
 	if t.test != nil {
 		localDrops = t.test.RcvbufErrors()
 	}
-	views := view.Build(view.Input{Side: view.Server, Totals: totals, Peer: peerExt.Streams, UDP: t.params.UDP,
+	views := view.Build(view.Input{Side: view.Server, Totals: totals, Peer: peerExt.Streams, PeerReceived: peerExt.Received, UDP: t.params.UDP,
 		PeerStreams: peer.Streams, LocalRcvbufErrors: localDrops, PeerRcvbufErrors: peerDrops,
 		Context: func(serverSends bool) limits.Context {
 			c := limits.Context{

@@ -591,7 +591,7 @@ func (t *session) exchange(m result.Meta) {
 		defer f(t.record(m, totals, peer, cpu.Total, peer.CPUTotal))
 	}
 	ext := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), SndBuf: m.SndBufActual, RcvBuf: m.RcvBufActual, Streams: view.ExtStreams(totals),
-		IntervalsLeftOut: t.pr.IntervalsLeftOut()}
+		Received: view.Received(totals), IntervalsLeftOut: t.pr.IntervalsLeftOut()}
 	if n := t.test.RcvbufErrors(); n >= 0 {
 		ext.RcvbufErrors = &n
 	}

@@ -130,7 +130,7 @@ func (r *Result) CountedBy() string {
 		parts = append(parts, "tcpi_delivered × the average segment payload, at the sender")
 	}
 	if seen["receiver"] {
-		parts = append(parts, "tcpi_bytes_received at the receiver where the sender's count was out of reach (a stock iperf3 sending): it jumps when a hole is filled")
+		parts = append(parts, "tcpi_bytes_received at the receiver where the sender's count was out of reach (a stock iperf3 sending) or ran ahead of it (ACKs held up at the period's start): it jumps when a hole is filled")
 	}
 	if seen["application"] {
 		parts = append(parts, "the application's bytes where TCP_INFO is missing")

@@ -39,6 +39,19 @@ func ExtStreams(totals []engine.StreamTotal) []wire.ExtStream {
 	return out
 }
 
+// Received is this side's receiver count of each TCP stream it
+// received (its kernel's tcpi_bytes_received over the measured period),
+// for the sender's side to compare with its own count.
+func Received(totals []engine.StreamTotal) []wire.ExtReceived {
+	var out []wire.ExtReceived
+	for _, t := range totals {
+		if !t.Sender && t.DeliveredBy == string(Receiver) && t.Delivered > 0 && t.Seconds > 0 {
+			out = append(out, wire.ExtReceived{ID: t.ID, Seconds: t.Seconds, Bytes: t.Delivered})
+		}
+	}
+	return out
+}
+
 // Result is the stream's entry in iperf3's results message.
 func Result(t engine.StreamTotal) wire.StreamResult {
 	r := wire.StreamResult{ID: t.ID, Bytes: t.Bytes, Retransmits: -1, StartTime: 0, EndTime: t.Seconds}

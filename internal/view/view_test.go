@@ -63,7 +63,9 @@ func TestBuildServerWithPeerView(t *testing.T) {
 		t.Fatalf("%d directions", len(vs))
 	}
 	v := vs[0]
-	if v.Name != limits.ClientToServer || v.LocalSends || v.CountedBy != Sender || v.Delivered != 280e6 || v.Limit() != attrib.SendBuffer {
+	// Without retransmits the smaller of the two counts: this
+	// receiver's 268 MB against the sender's 280.
+	if v.Name != limits.ClientToServer || v.LocalSends || v.CountedBy != Receiver || v.Delivered != 268e6 || v.Limit() != attrib.SendBuffer {
 		t.Errorf("%+v: %s", v, v.Verdict.Result)
 	}
 	// A stock iperf3 client: the server's receiver count, no verdict.
@@ -96,5 +98,44 @@ func TestBuildApplicationAndUDP(t *testing.T) {
 	}
 	if _, ok := Ext(receiving(1)); ok {
 		t.Error("a receiving stream has no sender's view")
+	}
+}
+
+// Where both ends counted, a direction without retransmits takes the
+// smaller: the sender's tcpi_delivered runs ahead when ACKs were held
+// up at the period's start. With retransmits the sender's stays (the
+// receiver's in-order count falls short while a hole is open).
+func TestBuildTakesTheSmallerCount(t *testing.T) {
+	peer := func(b int64) []wire.ExtReceived { return []wire.ExtReceived{{ID: 1, Seconds: 5, Bytes: b}} }
+	for _, tc := range []struct {
+		name  string
+		recv  []wire.ExtReceived
+		retr  int64
+		want  int64
+		count Counter
+	}{
+		{"the receiver's is smaller", peer(279e6), 0, 279e6, Receiver},
+		{"the sender's is smaller", peer(281e6), 0, 280e6, Sender},
+		{"with retransmits", peer(270e6), 12, 280e6, Sender},
+		{"a stock iperf3 server", nil, 0, 280e6, Sender},
+	} {
+		s := sending(1)
+		s.Retransmits = tc.retr
+		f := Build(Input{Side: Client, Totals: []engine.StreamTotal{s}, PeerReceived: tc.recv, Context: ctx})[0]
+		if f.Delivered != tc.want || f.CountedBy != tc.count {
+			t.Errorf("%s: %d by %s, want %d by %s", tc.name, f.Delivered, f.CountedBy, tc.want, tc.count)
+		}
+	}
+	// Reverse at the client: the peer's sender view against this side's
+	// own receiver count.
+	e, _ := Ext(sending(2))
+	r := Build(Input{Side: Client, Totals: []engine.StreamTotal{receiving(2)}, Peer: []wire.ExtStream{e}, Context: ctx})[0]
+	if r.Delivered != 268e6 || r.CountedBy != Receiver || r.Senders == nil {
+		t.Errorf("reverse: %d by %s", r.Delivered, r.CountedBy)
+	}
+	// The wire: Received lists only kernel-counted receiving streams.
+	got := Received([]engine.StreamTotal{sending(1), receiving(2)})
+	if len(got) != 1 || got[0] != (wire.ExtReceived{ID: 2, Seconds: 5, Bytes: 268e6}) {
+		t.Errorf("Received: %+v", got)
 	}
 }

@@ -17,6 +17,19 @@ type Ext struct {
 	// full UDP receive buffer during a UDP test it received in (Udp
 	// RcvbufErrors); nil when unknown or not receiving UDP.
 	RcvbufErrors *int64 `json:"udp_rcvbuf_errors,omitempty"`
+	// Received is this side's kernel count of what each of its receiving
+	// TCP streams got over its measured period: the other side, which
+	// sent them, takes the smaller of it and its own count.
+	Received []ExtReceived `json:"received,omitempty"`
+}
+
+// ExtReceived is one receiving stream's count: tcpi_bytes_received
+// over the measured period (payload in order, so it jumps when a
+// retransmission fills a hole, but never runs ahead of what arrived).
+type ExtReceived struct {
+	ID      int     `json:"id"`
+	Seconds float64 `json:"seconds"`
+	Bytes   int64   `json:"received_bytes"`
 }
 
 // ExtStream is one sending stream's sender-side view.
