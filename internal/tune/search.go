@@ -348,6 +348,11 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 		}
 		for _, p := range predicted {
 			g, ok := gain(last, c, p.dir)
+			if !ok && r.env.BothEnds() {
+				// In the lab one direction screens for both (both ends
+				// set alike): a step reverse asked for is judged by it.
+				g, ok = gain(last, c, r.res.Controllable[0])
+			}
 			switch {
 			case !ok:
 				continue

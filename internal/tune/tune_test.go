@@ -68,6 +68,10 @@ type modelEnv struct {
 	// hideQuiet: as hideBuffer, without retransmits (a window held short
 	// of the path, not loss).
 	hideQuiet bool
+	// hideForward: forward's trials report a send buffer that holds them
+	// as the congestion window (its median trial named no buffer), so
+	// only reverse asks for the step.
+	hideForward bool
 	// cpuCap, when set, is what one stream moves with its core flat out
 	// (bit/s): -P spreads streams over two cores, -Z cuts CPU per byte
 	// by a third.
@@ -160,6 +164,9 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 	t := Trial{Direction: s.Direction, BitsPerSecond: bps, CountedBy: "sender", Intervals: []float64{bps, bps}, Window: mod.RecvWindow(rcv), SndBuf: snd, Limit: string(best.limit), Verdict: "model: " + string(best.limit), MSS: m.mtu() - 52}
 	if best.limit == attrib.Network {
 		t.Retransmits = 40
+	}
+	if m.hideForward && s.Direction == Forward && best.limit == attrib.SendBuffer {
+		t.Limit, t.Verdict = string(attrib.Network), "model: network (hiding the send buffer)"
 	}
 	if m.hideBuffer && best.limit == attrib.SendBuffer {
 		t.Limit, t.Verdict, t.Retransmits = string(attrib.Network), "model: network (hiding the send buffer)", 40
@@ -1574,5 +1581,26 @@ func TestJumboFramesSecondTrial(t *testing.T) {
 				t.Fatalf("MTU 9000 kept %v, want %v; steps %q", kept, tc.kept, res.Steps)
 			}
 		})
+	}
+}
+
+// In the lab one direction screens for both. A step only reverse asked
+// for (forward's median trial named no buffer: 2.5 Gbit/s × 20 ms,
+// 1134 Mbit/s "network") gained in forward, the screened direction;
+// judged by nothing, it was not marked as paid, the trim took tcp_wmem
+// back to the baseline's together with the inherited 5.35 × BDP rmem,
+// fell off the plateau, and the inherited rmem stayed.
+func TestLabStepAskedByTheUnscreenedDirection(t *testing.T) {
+	m := newModel(2.5e9, 20*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	m.hideForward = true
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sane(t, res, m)
+	ch := res.Choice()
+	bdp := float64(res.BDP)
+	if !res.Kept || float64(ch.WmemMax) < 1.4*bdp || float64(ch.RmemMax) > 2.5*bdp {
+		t.Fatalf("choice %s (rmem %.2f, wmem %.2f × BDP), kept %v; steps %q", ch.Name, float64(ch.RmemMax)/bdp, float64(ch.WmemMax)/bdp, res.Kept, res.Steps)
 	}
 }
