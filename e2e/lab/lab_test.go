@@ -289,11 +289,17 @@ func TestTextbookTable(t *testing.T) {
 }
 
 func retransSegs(l *labT, name string) float64 {
-	out := l.must("lab", "exec", name, "a", "--", "cat", "/proc/net/snmp")
+	return counter(l, name, "/proc/net/snmp", "Tcp:", "RetransSegs")
+}
+
+// counter reads one counter of end a's /proc/net/snmp or netstat: the
+// line pair whose first field is section, the column named key.
+func counter(l *labT, name, file, section, key string) float64 {
+	out := l.must("lab", "exec", name, "a", "--", "cat", file)
 	var hdr []string
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
-		if len(f) == 0 || f[0] != "Tcp:" {
+		if len(f) == 0 || f[0] != section {
 			continue
 		}
 		if hdr == nil {
@@ -301,18 +307,21 @@ func retransSegs(l *labT, name string) float64 {
 			continue
 		}
 		for i, k := range hdr {
-			if k == "RetransSegs" {
+			if k == key && i < len(f) {
 				v, _ := strconv.ParseFloat(f[i], 64)
 				return v
 			}
 		}
 	}
-	l.t.Fatal("no RetransSegs")
+	l.t.Fatalf("no %s %s in %s", section, key, file)
 	return 0
 }
 
 // TestQueueDropsEqualRetransmits: with no random loss, every segment
-// the relay's drop-tail queue drops is retransmitted once.
+// the relay's drop-tail queue drops is retransmitted once. Retransmits
+// the receiver reported as duplicates (D-SACK: a segment that had
+// arrived, resent after a timeout or a tail-loss probe) are spurious
+// and not the queue's: a CI run counted 672 drops and 763 retransmits.
 func TestQueueDropsEqualRetransmits(t *testing.T) {
 	l := newLab(t)
 	const name = "tt-queue"
@@ -323,17 +332,18 @@ func TestQueueDropsEqualRetransmits(t *testing.T) {
 		l.sysctl(name, side, "net.ipv4.tcp_rmem", "'4096 131072 33554432'")
 		l.sysctl(name, side, "net.ipv4.tcp_wmem", "'4096 16384 33554432'")
 	}
-	before := retransSegs(l, name)
+	dsack := func() float64 { return counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPDSACKRecv") }
+	before, dsBefore := retransSegs(l, name), dsack()
 	l.bench(name, addr, "-C", "cubic", "-t", "4")
-	retr := retransSegs(l, name) - before
+	retr, spurious := retransSegs(l, name)-before, dsack()-dsBefore
 	st := l.ls()[name].Stats.AB
 	drops := float64(st.QueueDrops + st.LossDrops + st.RingDrops)
-	t.Logf("relay drops %v (queue %d), sender TcpRetransSegs +%v", drops, st.QueueDrops, retr)
+	t.Logf("relay drops %v (queue %d), sender TcpRetransSegs +%v, of them reported as duplicates (D-SACK) %v", drops, st.QueueDrops, retr, spurious)
 	if drops == 0 {
 		t.Fatal("a 0.2 BDP queue dropped nothing")
 	}
-	if retr < drops || retr > drops*1.05+10 {
-		t.Errorf("relay drops %v, retransmits %v: want equal (a few spurious retransmits allowed)", drops, retr)
+	if retr < drops || retr-spurious > drops*1.05+10 {
+		t.Errorf("relay drops %v, retransmits %v of which %v spurious: want the rest equal to the drops (a few more allowed)", drops, retr, spurious)
 	}
 }
 
