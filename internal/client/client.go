@@ -44,8 +44,10 @@ type Options struct {
 	// is sent whole seconds that cover them (omit rounded up).
 	Omit, Time time.Duration
 	// PathRate (bit/s of goodput) and IdleRTT, when known, let the
-	// attribution tell a full path from a buffer limit.
+	// attribution tell a full path from a buffer limit; PathMSS is the
+	// MSS PathRate is counted at (0: the streams' own).
 	PathRate float64
+	PathMSS  int
 	IdleRTT  time.Duration
 	// KeepAlive, when set, turns on TCP keepalive on the control
 	// connection (--cntl-ka).

@@ -43,7 +43,7 @@ func (s *session) views(totals []engine.StreamTotal, sum result.Summary, ext *wi
 		Context: func(localSends bool) limits.Context {
 			c := limits.Context{
 				TargetRate: float64(s.params.Bandwidth), Window: s.params.Window,
-				PathRate: s.o.PathRate, IdleRTTUS: uint64(s.o.IdleRTT.Microseconds()), SenderIsLocal: localSends,
+				PathRate: s.o.PathRate, PathMSS: s.o.PathMSS, IdleRTTUS: uint64(s.o.IdleRTT.Microseconds()), SenderIsLocal: localSends,
 				Sender: local, Receiver: remote, SenderCPU: sum.CPU.Total, SenderCores: runtime.NumCPU(), ReceiverCPU: sum.RemoteCPU.Total,
 			}
 			if !localSends {

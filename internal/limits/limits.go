@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/window"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -52,6 +53,7 @@ type Context struct {
 	TargetRate       float64 // -b per stream, bit/s
 	Window           int     // -w, bytes
 	PathRate         float64 // the path's goodput, bit/s (0 = unknown)
+	PathMSS          int     // the MSS PathRate is counted at (0 = the stream's own)
 	IdleRTTUS        uint64  // its unloaded RTT (0 = unknown)
 	Sender, Receiver string  // addresses, for the advice
 	SenderIsLocal    bool    // the sender is the host that attributes
@@ -82,6 +84,11 @@ func Input(e wire.ExtStream) attrib.Input {
 func (c Context) apply(in *attrib.Input) {
 	in.TargetRate, in.Window = c.TargetRate, c.Window
 	in.PathRate, in.IdleRTTUS = c.PathRate, c.IdleRTTUS
+	if c.PathMSS > 0 && in.MSS > 0 {
+		// The same packets carry more or less payload at the stream's
+		// MSS (timestamps off, another MTU).
+		in.PathRate = window.Payload(c.PathRate, c.PathMSS, int(in.MSS), c.PathMSS)
+	}
 	in.Sender, in.Receiver, in.SenderIsLocal = c.Sender, c.Receiver, c.SenderIsLocal
 	in.SenderCPU, in.SenderCores, in.ReceiverCPU = c.SenderCPU, c.SenderCores, c.ReceiverCPU
 }

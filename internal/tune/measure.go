@@ -56,7 +56,7 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 		Host: m.Host, Port: m.Port, Interval: time.Second, ConnectTimeout: 5 * time.Second,
 		Params: wire.Params{Parallel: max(1, s.Parallel), Reverse: s.Direction == Reverse, ServerAffinity: -1,
 			PacingTimer: 1000, Congestion: s.Congestion, ZeroCopy: s.ZeroCopy, Time: 1},
-		Omit: s.Omit, Time: s.Time, PathRate: pathRate, IdleRTT: idleRTT,
+		Omit: s.Omit, Time: s.Time, PathRate: pathRate, PathMSS: s.PathMSS, IdleRTT: idleRTT,
 	}
 	var out *client.Outcome
 	var rose drops.Counters

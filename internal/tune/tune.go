@@ -59,6 +59,9 @@ type TrialSpec struct {
 	Parallel   int
 	Congestion string // per socket (-C); "" = the default
 	ZeroCopy   bool   // -Z: send with zero copy
+	// PathMSS is the MSS the goodput a trial is judged against is
+	// counted at (0: the trial's own).
+	PathMSS int
 }
 
 // Trial is one test's outcome. Its rate is the payload the kernel
@@ -688,6 +691,7 @@ func (r *runner) one(ctx context.Context, spec TrialSpec, label string) (Trial, 
 	if spec.Congestion == "" {
 		spec.Congestion = r.o.Congestion
 	}
+	spec.PathMSS = r.mss
 	for attempt := 0; attempt < 2; attempt++ {
 		r.pr.TrialStart(label, spec.Time+spec.Omit)
 		t, err = r.env.Trial(ctx, spec, r.res.Goodput, r.res.RTT)
@@ -740,9 +744,9 @@ func (r *runner) congestion() string {
 // reached: a path that carried a rate can carry it.
 //
 // The trial counts payload at its own MSS; the goodput is judged at
-// r.mss (headers of 52 bytes a packet either way), so a jumbo trial
-// raises the rate by what its packets carried, not by its payload
-// (994 Mbit/s at MSS 8948 is a 1 Gbit/s link, not 1.03).
+// r.mss (window.Payload), so a trial raises the rate by what its packets
+// carried, not by its payload (994 Mbit/s at MSS 8948 is a 1 Gbit/s
+// link, not 1.03; 972.8 at 1460, timestamps off, is 964.8 at 1448).
 func (r *runner) raise(t Trial, label string) {
 	res := r.res
 	if res.GoodputSource != "estimated" {
@@ -752,16 +756,12 @@ func (r *runner) raise(t Trial, label string) {
 	if at <= 0 {
 		at = 1448
 	}
-	mss := t.MSS
-	if mss <= 0 {
-		mss = at
-	}
-	g := t.BitsPerSecond * float64(at) / float64(at+52) * float64(mss+52) / float64(mss)
+	g := window.Payload(t.BitsPerSecond, t.MSS, at, at)
 	if g <= res.Goodput {
 		return
 	}
 	res.Goodput = g
-	res.Rate = g * float64(at+52) / float64(at)
+	res.Rate = g * float64(window.Packet(at, at)) / float64(at)
 	res.RateSource = "estimated: raised to the best trial (" + label + ")"
 }
 
@@ -772,20 +772,14 @@ func (r *runner) check(t Trial) error {
 		r.mss = t.MSS
 	}
 	g := r.res.Goodput
-	switch {
-	case t.MSS > 0 && r.mss > 0 && abs(t.MSS-r.mss) > 100:
-		// Another MTU: the headers' share changes (52 bytes a packet).
-		g *= float64(t.MSS) / float64(t.MSS+52) * float64(r.mss+52) / float64(r.mss)
-	case t.MSS > 0 && r.mss > 0:
-		g *= float64(t.MSS) / float64(r.mss) // e.g. timestamps off: 1460 of 1500 bytes
+	if r.mss > 0 {
+		g = window.Payload(g, r.mss, t.MSS, r.mss)
 	}
 	if g > 0 && r.res.GoodputSource != "estimated" && t.BitsPerSecond > (1+countingSlack)*g {
 		return fmt.Errorf("measured %s, above the link's goodput %s: a counting error, not a result", rate(t.BitsPerSecond), rate(g))
 	}
 	return nil
 }
-
-func abs(x int) int { return max(x, -x) }
 
 func secs(d time.Duration) string {
 	return fmt.Sprintf("%g s", d.Round(10*time.Millisecond).Seconds())

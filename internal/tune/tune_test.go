@@ -1339,13 +1339,30 @@ func (d *dropsOnly) Trial(ctx context.Context, s TrialSpec, g float64, rtt time.
 // An estimated rate is raised by a trial's packets, not its payload: a
 // jumbo trial's 994 Mbit/s at MSS 8948 is a 1 Gbit/s link (it read as
 // 1.03 Gbit/s, live, against a peer at MTU 9000), and a 1500-byte trial
-// above the estimate raises it as before.
+// above the estimate raises it as before. A trial without timestamps
+// (MSS 1460 in the same 1500-byte packets: seed-002's profile) read 972.8
+// Mbit/s of a 1 Gbit/s link, live: that is the link's 965 at 1448, not a
+// faster link (it raised the estimate to 972.5 when a packet was taken
+// as the MSS plus 52).
 func TestRaiseCountsPackets(t *testing.T) {
 	r := &runner{mss: 1448, res: &Result{Rate: 1e9, Goodput: 1e9 * 1448 / 1500, GoodputSource: "estimated"}}
 	r.raise(Trial{BitsPerSecond: 994e6, MSS: 8948}, "jumbo")
 	if r.res.Rate > 1.0005e9 || r.res.Goodput > 965.4e6 {
 		t.Fatalf("a jumbo trial raised the rate to %.4g (goodput %.4g)", r.res.Rate, r.res.Goodput)
 	}
+	r.raise(Trial{BitsPerSecond: 972.8e6, MSS: 1460}, "timestamps off")
+	if r.res.Rate > 1.0005e9 || r.res.Goodput > 965.4e6 {
+		t.Fatalf("a trial without timestamps raised the rate to %.4g (goodput %.4g)", r.res.Rate, r.res.Goodput)
+	}
+	// And check holds it to its own MSS's goodput: 1% above 973.3.
+	r.res.GoodputSource = "configured"
+	if err := r.check(Trial{BitsPerSecond: 972.8e6, MSS: 1460}); err != nil {
+		t.Errorf("check refused 972.8 Mbit/s at MSS 1460: %v", err)
+	}
+	if err := r.check(Trial{BitsPerSecond: 984e6, MSS: 1460}); err == nil {
+		t.Error("check took 984 Mbit/s at MSS 1460 on a 1 Gbit/s link")
+	}
+	r.res.GoodputSource = "estimated"
 	r.raise(Trial{BitsPerSecond: 980e6, MSS: 1448}, "better")
 	if r.res.Goodput != 980e6 || math.Abs(r.res.Rate-980e6*1500/1448) > 1 {
 		t.Fatalf("a faster trial: goodput %.4g rate %.4g", r.res.Goodput, r.res.Rate)

@@ -19,6 +19,36 @@ func BDP(rate float64, rtt time.Duration) int64 {
 	return int64(rate * rtt.Seconds() / 8)
 }
 
+// Headers is the bytes of IPv4 and TCP headers with timestamps a full
+// segment carries besides its payload (MSS = MTU − Headers).
+const Headers = 52
+
+// Packet is the bytes on the wire of a full segment of payload mss,
+// where ref is an MSS known to travel with timestamps (in packets of ref
+// + Headers): an MSS within 100 bytes of ref is the same MTU with other
+// TCP options (1460 without timestamps: packets of 1500 bytes), any
+// other its own MTU with timestamps (8948: 9000). ref ≤ 0 takes mss as
+// its own reference.
+func Packet(mss, ref int) int {
+	if ref > 0 && abs(mss-ref) <= 100 {
+		return ref + Headers
+	}
+	return mss + Headers
+}
+
+// Payload converts a payload rate counted at MSS from to what the same
+// packets would carry at MSS to, both judged against ref (see Packet):
+// 972.8 Mbit/s at MSS 1460 (timestamps off) is 964.8 at 1448, and 2484
+// at 8948 is 2398 at 1448.
+func Payload(rate float64, from, to, ref int) float64 {
+	if from <= 0 || to <= 0 {
+		return rate
+	}
+	return rate * float64(Packet(from, ref)) / float64(from) * float64(to) / float64(Packet(to, ref))
+}
+
+func abs(x int) int { return max(x, -x) }
+
 // Rate is the most one flow moves with window bytes in flight per rtt
 // (bit/s); 0 when rtt is 0.
 func Rate(window float64, rtt time.Duration) float64 {

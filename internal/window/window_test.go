@@ -54,3 +54,21 @@ func TestModel(t *testing.T) {
 		t.Error("explicit buffer")
 	}
 }
+
+// Packets: timestamps off at the same MTU, and another MTU.
+func TestPacketAndPayload(t *testing.T) {
+	for _, c := range []struct{ mss, ref, want int }{{1448, 1448, 1500}, {1460, 1448, 1500}, {8948, 1448, 9000}, {1448, 8948, 1500}, {1448, 0, 1500}} {
+		if got := Packet(c.mss, c.ref); got != c.want {
+			t.Errorf("Packet(%d, %d) = %d, want %d", c.mss, c.ref, got, c.want)
+		}
+	}
+	if got := Payload(972.8e6, 1460, 1448, 1448); math.Abs(got-972.8e6*1448/1460) > 1 {
+		t.Errorf("1460 → 1448: %.6g", got)
+	}
+	if got := Payload(2484e6, 8948, 1448, 1448); math.Abs(got-2484e6*9000/8948*1448/1500) > 1 {
+		t.Errorf("8948 → 1448: %.6g", got)
+	}
+	if got := Payload(5e8, 0, 1448, 1448); got != 5e8 {
+		t.Errorf("unknown MSS: %.6g", got)
+	}
+}
