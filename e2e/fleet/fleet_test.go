@@ -71,8 +71,11 @@ func each(t *testing.T, what string, r map[string]recap, want func(recap) bool, 
 // The Ansible collection, for real: ansible-core over SSH to lab hosts.
 // Check mode shows the diff and changes nothing; apply changes, a second
 // apply does not; rollback restores; a refused value fails with
-// tcptune's message; tune.yml tunes h1 (1 Gbit/s × 50 ms to the hub)
-// against ref and persists the choice; mesh.yml runs every pair of h1,
+// tcptune's message; the .deb installs through the role; tune.yml's
+// reference server stops when the play fails; rollout.yml tunes h1
+// (1 Gbit/s × 50 ms to the hub) against ref, persists the choice and
+// rolls it out to seven more hosts in two batches, and a batch that does
+// worse stops the rollout and is rolled back; mesh.yml runs every pair of h1,
 // h2, h3 (three rates) and renders the matrix, which Chromium loads.
 // Nothing on the real host changes.
 func TestFleet(t *testing.T) {
@@ -98,6 +101,13 @@ func TestFleet(t *testing.T) {
 	realBefore := snapshot()
 	f := &fleet{t: t, dir: t.TempDir(), script: filepath.Join(testutil.ModuleRoot(), "scripts", "fleet-lab.sh")}
 	t.Setenv("TCPTUNE_BIN", bin)
+	// Eight hosts for the rollout (group "fleet"): h1–h3 of the mesh
+	// (path group "fleet", measured one at a time) and h4–h8 in path
+	// groups a, a, b, b, c (a group's hosts one at a time, the groups at
+	// once).
+	t.Setenv("FLEET_HOSTS", "h1:1gbit:50ms h2:100mbit:10ms h3:300mbit:10ms h4:100mbit:10ms:a h5:100mbit:10ms:a "+
+		"h6:100mbit:10ms:b h7:100mbit:10ms:b h8:100mbit:10ms:c ref:2.5gbit:0ms")
+	t.Setenv("FLEET_MESH", "h1 h2 h3")
 	t.Cleanup(func() { testutil.Run(t, time.Minute, f.script, "down") })
 	if out, errOut, err := testutil.Run(t, 5*time.Minute, f.script, "up", f.dir); err != nil {
 		t.Fatalf("fleet-lab up: %v\n%s%s", err, out, errOut)
@@ -199,13 +209,18 @@ func TestFleet(t *testing.T) {
 		t.Errorf("tune.yml with a direction the module refuses: h1 %+v, want one failed task naming the direction\n%s", r["h1"], out)
 	}
 	refServersStopped(t, "after tune.yml failed half-way")
-	// Canary, then the group: h1 tunes against ref and keeps its choice;
-	// h2 and h3 get it in one batch, measured before and after.
+	// Canary, then the group of eight: h1 tunes against ref and keeps its
+	// choice; h2–h8 get it in batches of 60% (four, then three), each
+	// host measured before and after, the path groups in parallel. What
+	// the short trials give up (CI time): tune's trials of 1 s, two a
+	// candidate, forward only, and two runs of 1 s before and after with
+	// a noise of 20%: a check that the flow works, not a tuning to trust.
 	wmem := sysctl(t, "h1", "net.ipv4.tcp_wmem")
 	canary, summary := filepath.Join(f.dir, "rollout-canary.json"), filepath.Join(f.dir, "rollout-summary.txt")
-	out, r = f.playbook("tcptune.tcptune.rollout", "-e", "rollout_group=mesh", "-e", "reference_server="+refAddr,
+	group := []string{"h2", "h3", "h4", "h5", "h6", "h7", "h8"}
+	out, r = f.playbook("tcptune.tcptune.rollout", "-e", "rollout_group=fleet", "-e", "reference_server="+refAddr,
 		"-e", "tcptune_tune_time=1", "-e", "tcptune_tune_trials=2", "-e", "tcptune_tune_direction=forward",
-		"-e", "rollout_time=1", "-e", "rollout_repeat=2", "-e", "rollout_batch=2", "-e", "rollout_noise=0.2",
+		"-e", "rollout_time=1", "-e", "rollout_repeat=2", "-e", "rollout_batch=60%", "-e", "rollout_noise=0.2",
 		"-e", "rollout_settings="+canary, "-e", "rollout_summary_file="+summary)
 	if r["h1"].failed != 0 || r["h1"].changed < 1 {
 		// The canary's tune result (kept on the controller before the
@@ -221,15 +236,35 @@ func TestFleet(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(f.dir, "h1", "sysctl.d", "90-tcptune.conf")); err != nil || !strings.Contains(string(b), "net.ipv4.tcp_wmem") {
 		t.Errorf("the canary did not persist: %v %s", err, b)
 	}
-	for _, h := range []string{"h2", "h3"} {
+	for _, h := range group {
 		if r[h].failed != 0 || sysctl(t, h, "net.ipv4.tcp_wmem") != chosen {
 			t.Errorf("rollout to %s: %+v, tcp_wmem %s, want the canary's %s\n%s", h, r[h], sysctl(t, h, "net.ipv4.tcp_wmem"), chosen, out)
 		}
 	}
-	if b, err := os.ReadFile(summary); err != nil || strings.Count(string(b), "Mbit/s") != 6 || strings.Count(string(b), "applied") != 2 || !strings.Contains(string(b), "canary") {
+	if n := strings.Count(out, "Roll the canary's choice out to the group"); n != 2 {
+		t.Errorf("want two batches (60%% of seven), got %d plays\n%s", n, out)
+	}
+	if b, err := os.ReadFile(summary); err != nil || strings.Count(string(b), "Mbit/s") != 16 || strings.Count(string(b), "applied") != len(group) || !strings.Contains(string(b), "canary") ||
+		!regexp.MustCompile(`(?m)^h8 +c +group `).Match(b) {
 		t.Errorf("summary: %v\n%s", err, b)
 	} else {
 		t.Logf("rollout summary:\n%s", b)
+	}
+	if b, err := os.ReadFile(canary); err == nil {
+		// What the canary's baseline trials said (the summary's first limit).
+		var res struct {
+			Candidates []struct {
+				ID     string
+				Trials []struct {
+					BitsPerSecond float64 `json:"bits_per_second"`
+					Verdict       string
+				}
+			}
+		}
+		json.Unmarshal(b, &res)
+		for _, tr := range res.Candidates[0].Trials {
+			t.Logf("canary's %s: %.1f Mbit/s: %s", res.Candidates[0].ID, tr.BitsPerSecond/1e6, tr.Verdict)
+		}
 	}
 	refServersStopped(t, "after the rollout")
 	// Back to where the hosts were: h1's choice (for its 1 Gbit/s × 50 ms
