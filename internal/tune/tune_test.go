@@ -87,6 +87,11 @@ type modelEnv struct {
 	// buffer the model's idle figure calls enough holds the flow short
 	// of the path.
 	rcvLoad map[Direction]float64
+	// pacedNeed, when set, is the send buffer (× BDP) below which a BBR
+	// sender overfills a shallow queue and loses (20,000 retransmits a
+	// trial) at pacedShare of the goodput: the buffer also holds the
+	// retransmissions.
+	pacedNeed, pacedShare float64
 }
 
 func newModel(rate float64, rtt time.Duration, rmem, wmem string) *modelEnv {
@@ -161,9 +166,13 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 		}
 	}
 	bps = min(bps, m.goodputNow())
-	t := Trial{Direction: s.Direction, BitsPerSecond: bps, CountedBy: "sender", Intervals: []float64{bps, bps}, Window: mod.RecvWindow(rcv), SndBuf: snd, Limit: string(best.limit), Verdict: "model: " + string(best.limit), MSS: m.mtu() - 52}
+	t := Trial{Direction: s.Direction, BitsPerSecond: bps, CountedBy: "sender", Intervals: []float64{bps, bps}, Window: mod.RecvWindow(rcv), SndBuf: snd, Limit: string(best.limit), Verdict: "model: " + string(best.limit), MSS: m.mtu() - 52, Seconds: s.Time.Seconds()}
 	if best.limit == attrib.Network {
 		t.Retransmits = 40
+	}
+	if m.pacedNeed > 0 && cc == "bbr" && float64(snd) < m.pacedNeed*m.rate/8*m.rtt.Seconds() {
+		t.BitsPerSecond = min(t.BitsPerSecond, m.pacedShare*m.goodputNow())
+		t.Limit, t.Verdict, t.Retransmits = string(attrib.Network), "model: network (BBR overfills the queue and loses)", 20000
 	}
 	if m.hideForward && s.Direction == Forward && best.limit == attrib.SendBuffer {
 		t.Limit, t.Verdict = string(attrib.Network), "model: network (hiding the send buffer)"
@@ -1619,5 +1628,35 @@ func TestLabStepAskedByTheUnscreenedDirection(t *testing.T) {
 	bdp := float64(res.BDP)
 	if !res.Kept || float64(ch.WmemMax) < 1.4*bdp || float64(ch.RmemMax) > 2.5*bdp {
 		t.Fatalf("choice %s (rmem %.2f, wmem %.2f × BDP), kept %v; steps %q", ch.Name, float64(ch.RmemMax)/bdp, float64(ch.WmemMax)/bdp, res.Kept, res.Steps)
+	}
+}
+
+// A cubic host behind a shallow queue, against a stock iperf3: cubic's
+// losses hold it to 75% of the path at any buffer; BBR fills the path
+// only with a send buffer that also holds its retransmissions (3.5 ×
+// BDP; live, 4 × read 961–964 Mbit/s with tens of retransmits, 2 × read
+// 754–902 with 6–80 thousand). The BBR lever, tried with cubic's buffers,
+// loses; it is tried again with the send buffer a lossy paced flow needs
+// and chosen with it. Where BBR's rate holds with less buffer but it
+// loses ten times more (pacedShare 0.99), the trim keeps the buffer.
+func TestPacedLeverGetsItsSendBuffer(t *testing.T) {
+	for _, share := range []float64{0.88, 0.99} {
+		m := newModel(1e9, 40*time.Millisecond, "4096 131072 6291456", "4096 16384 4194304")
+		m.both, m.peerR, m.peerW, m.stock = false, 33554432, 4194304, true
+		m.lossCap = map[string]float64{"cubic": 0.75, "reno": 0.6}
+		m.pacedNeed, m.pacedShare = 3.5, share
+		res, err := Run(context.Background(), m, Options{}, quiet{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := res.Choice()
+		bdp := float64(res.BDP)
+		t.Logf("share %.2f: choice %s (%s): wmem %.2f × BDP; verified %.0f; steps:\n%s", share, ch.ID, ch.Congestion, float64(ch.WmemMax)/bdp, res.After().Summary[Forward].Median/1e6, strings.Join(res.Steps, "\n"))
+		if ch.Congestion != "bbr" || float64(ch.WmemMax) < 3.5*bdp || float64(ch.WmemMax) > 4.01*bdp || !res.Kept {
+			t.Errorf("pacedShare %.2f: choice %s with %q, wmem %.2f × BDP, kept %v: want bbr with 3.5–4 × BDP", share, ch.ID, ch.Congestion, float64(ch.WmemMax)/bdp, res.Kept)
+		}
+		if after := res.After().Summary[Forward].Median; after < 0.95*m.Goodput() {
+			t.Errorf("pacedShare %.2f: forward after %.0f, want ≥ 95%% of %.0f", share, after, m.Goodput())
+		}
 	}
 }
