@@ -26,7 +26,8 @@ func newTuneCmd() *cobra.Command {
 		Use:   "tune --lab [--rate 1gbit --rtt 50ms --loss 0 --queue 1bdp] | --peer HOST [-p 5201] [--apply [--persist]]",
 		Short: "Measure, try candidate buffer settings, keep the smallest that reaches the best throughput",
 		Long: `tune runs the loop the seed articles run by hand, properly. It measures the
-idle RTT and a baseline (3 trials of 5 s per direction); stops there if the
+idle RTT and a baseline (3 trials of 5 s per direction, 2 when they agree
+within 1%); stops there if the
 baseline already fills the path (--force goes on); then searches, led by the
 diagnosis of each trial: the buffer that limits a direction (the receiver's
 tcp_rmem, the sender's tcp_wmem) steps through multiples of the BDP as far as
@@ -116,7 +117,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 	fs.StringVar(&name, "name", "", "lab link name (default tunePID)")
 	fs.StringVar(&peer, "peer", "", "tune this host against the tcptune or iperf3 server at HOST")
 	flagx.IntVarP(fs, &port, "port", "p", 5201, 1, 65535, "a port", "the server's port")
-	flagx.IntVarP(fs, &trials, "trials", "", 3, 2, 50, "trials", "trials per candidate and direction")
+	flagx.IntVarP(fs, &trials, "trials", "", 3, 2, 50, "trials", "trials per direction for the baseline and the verification (at most: 2 that agree within 1% get no third)")
 	flagx.SecondsVarP(fs, &dur, "time", "t", 5*time.Second, time.Second, time.Hour, false, "measured seconds per trial (fractions allowed)")
 	flagx.SecondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial, fractions allowed (0 = max(1 s, 10 × RTT))")
 	fs.BoolVar(&force, "force", false, "search even when the baseline already fills the path")

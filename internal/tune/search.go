@@ -846,11 +846,17 @@ func (r *runner) tryLower(ctx context.Context, what string, q point, why map[str
 // bottleneck and needs about the model's share (and a larger buffer
 // lets it overfill a shallow queue). Maxima above the model's need (2 ×
 // BDP with headroom) are lowered to it, then to 1.5 × BDP, with the same
-// control, each kept if every judged direction does as well.
+// control, each kept if every judged direction does as well, in trials
+// of the levers' length.
 func (r *runner) retrim(ctx context.Context, choice *Candidate) (*Candidate, error) {
 	if choice.Congestion == "" {
 		return choice, nil
 	}
+	// Trials as long as the levers' (half the time), so that each level
+	// is held to the lever's trial like for like.
+	saved := r.o.Time
+	r.o.Time = max(saved/2, time.Second)
+	defer func() { r.o.Time = saved }()
 	for _, m := range []float64{2 * headroom, 1.5} {
 		to := roundUp(m * float64(r.res.BDP))
 		if p := at(choice); p.R <= to && p.W <= to {

@@ -50,7 +50,7 @@ func WriteText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "\ntcptune tune: %s\n", r.Env)
 	fmt.Fprintf(w, "RTT %s (the minimum of a short test's connections), rate %s (%s), BDP %s\n", units.FormatDuration(r.RTT), rate(r.Rate), r.RateSource, size(r.BDP))
 	upTo := ""
-	if r.RTT >= longRTT {
+	if r.Options.Trials > 2 {
 		upTo = "up to "
 	}
 	fmt.Fprintf(w, "%s%d trials of %g s per direction for the baseline and the verification, one per direction to screen (%g s of slow start omitted each)\n", upTo, r.Options.Trials, r.Options.TimeS, r.Options.OmitS)
