@@ -142,7 +142,8 @@ func TestFleet(t *testing.T) {
 	// The package path: h3 installs the .deb through the role (dpkg, in
 	// its own overlay of /usr, /etc and dpkg's database), and the
 	// modules find the binary where the package put it.
-	out, r = f.playbook(filepath.Join(testutil.ModuleRoot(), "e2e", "fleet", "package.yml"), "-l", "h3", "-e", "deb="+packageDeb(t))
+	deb := packageDeb(t)
+	out, r = f.playbook(filepath.Join(testutil.ModuleRoot(), "e2e", "fleet", "package.yml"), "-l", "h3", "-e", "deb="+deb)
 	if r["h3"].failed != 0 || !strings.Contains(out, "bin=/usr/bin/tcptune exists=True dpkg="+version.Version+"-") || !strings.Contains(out, "facts=True") {
 		t.Fatalf("the role from the package: %+v\n%s", r["h3"], out)
 	}
@@ -209,9 +210,11 @@ func TestFleet(t *testing.T) {
 		t.Errorf("tune.yml with a direction the module refuses: h1 %+v, want one failed task naming the direction\n%s", r["h1"], out)
 	}
 	refServersStopped(t, "after tune.yml failed half-way")
-	// Canary, then the group of eight: h1 tunes against ref and keeps its
-	// choice; h2–h8 get it in batches of 60% (four, then three), each
-	// host measured before and after, the path groups in parallel. What
+	// Canary, then the group of eight, from the package (each host and
+	// the reference install the .deb, and every module and server runs
+	// /usr/bin/tcptune): h1 tunes against ref and keeps its choice; h2–h8
+	// get it in batches of 60% (four, then three), each host measured
+	// before and after, the path groups in parallel. What
 	// the short trials give up (CI time): tune's trials of 1 s, two a
 	// candidate, forward only, and two runs of 1 s before and after with
 	// a noise of 20%: a check that the flow works, not a tuning to trust.
@@ -219,6 +222,7 @@ func TestFleet(t *testing.T) {
 	canary, summary := filepath.Join(f.dir, "rollout-canary.json"), filepath.Join(f.dir, "rollout-summary.txt")
 	group := []string{"h2", "h3", "h4", "h5", "h6", "h7", "h8"}
 	out, r = f.playbook("tcptune.tcptune.rollout", "-e", "rollout_group=fleet", "-e", "reference_server="+refAddr,
+		"-e", "tcptune_package="+deb, "-e", "tcptune_binary_src=",
 		"-e", "tcptune_tune_time=1", "-e", "tcptune_tune_trials=2", "-e", "tcptune_tune_direction=forward",
 		"-e", "rollout_time=1", "-e", "rollout_repeat=2", "-e", "rollout_batch=60%", "-e", "rollout_noise=0.2",
 		"-e", "rollout_settings="+canary, "-e", "rollout_summary_file="+summary)
@@ -235,6 +239,13 @@ func TestFleet(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(f.dir, "h1", "sysctl.d", "90-tcptune.conf")); err != nil || !strings.Contains(string(b), "net.ipv4.tcp_wmem") {
 		t.Errorf("the canary did not persist: %v %s", err, b)
+	}
+	for _, h := range append([]string{"h1", "ref"}, group...) {
+		// The package landed in the host's own /usr (its overlay's upper
+		// layer), not the real host's.
+		if _, err := os.Stat(filepath.Join(f.dir, h, "overlay", "usr", "up", "bin", "tcptune")); err != nil {
+			t.Errorf("rollout from the package: %s has no /usr/bin/tcptune of its own: %v", h, err)
+		}
 	}
 	for _, h := range group {
 		if r[h].failed != 0 || sysctl(t, h, "net.ipv4.tcp_wmem") != chosen {

@@ -69,6 +69,8 @@ type cand struct {
 	Summary    map[string]struct {
 		N      int     `json:"n"`
 		Median float64 `json:"median"`
+		Min    float64 `json:"min"`
+		Max    float64 `json:"max"`
 	} `json:"summary"`
 	Settings []struct{ Key, Value string } `json:"settings"`
 	Trials   []struct {
@@ -122,8 +124,15 @@ func TestTuneLab(t *testing.T) {
 	for _, d := range []string{"forward", "reverse"} {
 		b, a := base.Summary[d], s.Verify.Summary[d]
 		t.Logf("%s: before %.0f → after %.0f (goodput %.0f)", d, b.Median, a.Median, s.Goodput)
-		if b.N != 3 || a.N != 3 {
-			t.Errorf("%s: %d baseline and %d verification trials, want 3", d, b.N, a.N)
+		// Three trials, or two that agree within 1% (no third).
+		for _, x := range []struct {
+			what          string
+			n             int
+			lo, hi float64
+		}{{"baseline", b.N, b.Min, b.Max}, {"verification", a.N, a.Min, a.Max}} {
+			if x.n != 3 && (x.n != 2 || x.lo < 0.99*x.hi) {
+				t.Errorf("%s: %d %s trials (%.0f–%.0f), want 3, or 2 within 1%%", d, x.n, x.what, x.lo, x.hi)
+			}
 		}
 		// The inherited send buffer binds: a clear gain.
 		if a.Median < 1.4*b.Median {
