@@ -215,7 +215,9 @@ func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 // judge decides whether the verified choice beats the baseline by more
 // than the noise: in some judged direction every verification trial
 // beats every baseline trial (with 3 + 3 trials chance does that 1 time
-// in 20) and the median gains at least 2%, and in no direction is it
+// in 20; a side of two trials has them within agree of each other, so
+// the 2% between the medians is beyond its spread) and the median gains
+// at least 2%, and in no direction is it
 // more than 5% worse. Directions the peer limits are not judged for
 // gain: a forward gain is never discarded because the peer holds back
 // reverse.
