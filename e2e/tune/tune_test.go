@@ -126,8 +126,8 @@ func TestTuneLab(t *testing.T) {
 		t.Logf("%s: before %.0f → after %.0f (goodput %.0f)", d, b.Median, a.Median, s.Goodput)
 		// Three trials, or two that agree within 1% (no third).
 		for _, x := range []struct {
-			what          string
-			n             int
+			what   string
+			n      int
 			lo, hi float64
 		}{{"baseline", b.N, b.Min, b.Max}, {"verification", a.N, a.Min, a.Max}} {
 			if x.n != 3 && (x.n != 2 || x.lo < 0.99*x.hi) {
