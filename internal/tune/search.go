@@ -1063,6 +1063,7 @@ func (r *runner) levers(ctx context.Context, choice *Candidate, why string) (*Ca
 		if cc == cur {
 			continue
 		}
+		var tried point // the first trial's buffers
 		for _, exact := range []bool{false, true} {
 			settings, name, _ := r.leverBuffers(choice, cc, exact)
 			id := "cc-" + cc
@@ -1074,26 +1075,29 @@ func (r *runner) levers(ctx context.Context, choice *Candidate, why string) (*Ca
 			}
 			c := &Candidate{ID: id, Origin: OriginLever, Name: fmt.Sprintf("%s with -C %s", name, cc), Source: "congestion control per socket", Settings: settings, Congestion: cc}
 			c.resolve(r.current)
-			if exact && at(c) == at(res.Candidates[len(res.Candidates)-1]) {
+			if exact && at(c) == tried {
 				break // the first trial had these buffers
 			}
+			tried = at(c)
 			res.Candidates = append(res.Candidates, c)
 			if err := r.screen(ctx, c, false, TrialSpec{Congestion: cc}); err != nil {
 				return nil, err
 			}
-			gain, helped := r.helps(c, choice, r.sends())
-			res.Levers = append(res.Levers, Lever{Name: "congestion control " + cc + " (" + name + ")", Median: c.Score, Gain: gain, Helped: helped})
-			c.Status = fmt.Sprintf("%.2f× the buffers' choice", gain)
+			record := func(name string) bool {
+				gain, helped := r.helps(c, choice, r.sends())
+				res.Levers = append(res.Levers, Lever{Name: "congestion control " + cc + " (" + name + ")", Median: c.Score, Gain: gain, Helped: helped})
+				c.Status = fmt.Sprintf("%.2f× the buffers' choice", gain)
+				return helped
+			}
+			helped := record(name)
 			if !exact && paced(cc) {
-				u, err := r.pacedSend(ctx, choice, c, cc)
+				u, err := r.pacedSend(ctx, c, cc)
 				if err != nil {
 					return nil, err
 				}
 				if u != c {
 					c = u
-					gain, helped = r.helps(c, choice, r.sends())
-					res.Levers = append(res.Levers, Lever{Name: "congestion control " + cc + " (" + shortName(c) + ")", Median: c.Score, Gain: gain, Helped: helped})
-					c.Status = fmt.Sprintf("%.2f× the buffers' choice", gain)
+					helped = record(shortName(c))
 				}
 			}
 			if g, _ := r.helps(c, out, r.sends()); helped && (out == choice || g > 1) {
@@ -1170,7 +1174,7 @@ func (r *runner) leverBuffers(choice *Candidate, cc string, exact bool) ([]Setti
 // better than c in a direction this host's control sends (by more than
 // minGain), or as well within the noise and with fewer retransmits in
 // every such direction; else c.
-func (r *runner) pacedSend(ctx context.Context, choice, c *Candidate, cc string) (*Candidate, error) {
+func (r *runner) pacedSend(ctx context.Context, c *Candidate, cc string) (*Candidate, error) {
 	w := r.lossySend(cc)
 	if w <= c.WmemMax || !r.lost(c) {
 		return c, nil
