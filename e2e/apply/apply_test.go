@@ -468,9 +468,12 @@ func TestLinkSettings(t *testing.T) {
 
 // --persist keeps link settings in the network configuration that owns
 // the interface: run in the namespace (as on a host, no --netns), with
-// the configuration under TCPTUNE_CONFIG_ROOT: ifupdown's stanza takes
-// the MTU, a .link file matched by the device's MAC (read through
-// netlink) the queue; rollback restores both files and both values.
+// the configuration under TCPTUNE_CONFIG_ROOT and the devices read live
+// (netlink, sysfs). A veth's address is made up at creation, so no .link
+// file may match it: ifupdown's stanza takes both its MTU and its queue;
+// a bridge that only a glob .network file configures gets a copy of that
+// file narrowed to its name for the MTU, and its queue is refused with
+// nothing written; rollback restores both files and both values.
 func TestLinkSettingsPersist(t *testing.T) {
 	e := setup(t)
 	inNS := func(args ...string) string {
@@ -482,12 +485,17 @@ func TestLinkSettingsPersist(t *testing.T) {
 		return string(out)
 	}
 	inNS("ip", "link", "add", "eth7", "type", "veth", "peer", "name", "eth8")
-	mac := strings.TrimSpace(inNS("cat", "/sys/class/net/eth7/address"))
+	inNS("ip", "link", "add", "br7", "type", "bridge")
+	inNS("ip", "link", "set", "eth8", "master", "br7")
 	root := filepath.Join(e.dir, "root")
 	ifaces := filepath.Join(root, "etc", "network", "interfaces")
+	netdir := filepath.Join(root, "etc", "systemd", "network")
 	os.MkdirAll(filepath.Dir(ifaces), 0o755)
+	os.MkdirAll(netdir, 0o755)
 	stanza := "auto eth7\niface eth7 inet manual\n"
 	os.WriteFile(ifaces, []byte(stanza), 0o644)
+	glob := "[Match]\nName=br*\n\n[Network]\nDHCP=yes\n"
+	os.WriteFile(filepath.Join(netdir, "20-bridges.network"), []byte(glob), 0o644)
 	tcptune := func(args ...string) (string, error) {
 		c := exec.Command("ip", append([]string{"netns", "exec", e.ns, e.bin}, args...)...)
 		c.Env = append(e.cmd().Env, "TCPTUNE_CONFIG_ROOT="+root)
@@ -495,21 +503,45 @@ func TestLinkSettingsPersist(t *testing.T) {
 		return string(out), err
 	}
 	read := func(p string) string { b, _ := os.ReadFile(p); return string(b) }
-	linkFile := filepath.Join(root, "etc", "systemd", "network", "10-tcptune-eth7.link")
-	out, err := tcptune("apply", "--persist", "--set", "link.eth7.mtu=9000", "--set", "link.eth7.txqueuelen=5000")
-	if err != nil || !strings.Contains(out, "persisted in "+ifaces) || !strings.Contains(out, "persisted in "+linkFile) {
+	files := func() []string {
+		var out []string
+		filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() {
+				out = append(out, p)
+			}
+			return nil
+		})
+		return out
+	}
+	before := files()
+	out, err := tcptune("apply", "--persist", "--set", "link.br7.txqueuelen=5000")
+	if err == nil || !strings.Contains(out, "br7 is a bridge device") || !strings.Contains(out, "without --persist") {
+		t.Fatalf("a bridge's queue: %v\n%s", err, out)
+	}
+	if got := inNS("ip", "-o", "link", "show", "br7"); !strings.Contains(got, "qlen 1000") || fmt.Sprint(files()) != fmt.Sprint(before) {
+		t.Fatalf("after a refusal: %s %v", got, files())
+	}
+	narrowed := filepath.Join(netdir, "20-bridges-tcptune-br7.network")
+	out, err = tcptune("apply", "--persist", "--set", "link.eth7.mtu=9000", "--set", "link.eth7.txqueuelen=5000", "--set", "link.br7.mtu=1400")
+	if err != nil || !strings.Contains(out, "persisted in "+ifaces) || !strings.Contains(out, "persisted in "+narrowed) {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
 	if got := inNS("ip", "-o", "link", "show", "eth7"); !strings.Contains(got, "mtu 9000") || !strings.Contains(got, "qlen 5000") {
 		t.Fatalf("live: %s", got)
 	}
-	if got := read(ifaces); got != stanza+"    mtu 9000\n" {
+	if got := read(ifaces); got != stanza+"    mtu 9000\n    post-up ip link set dev eth7 txqueuelen 5000\n" {
 		t.Errorf("interfaces:\n%s", got)
 	}
-	if got := read(linkFile); !strings.Contains(got, "PermanentMACAddress="+mac) || !strings.Contains(got, "TransmitQueueLength=5000") {
-		t.Errorf(".link:\n%s", got)
+	if got := read(narrowed); !strings.Contains(got, "[Match]\nName=br7\n") || !strings.Contains(got, "DHCP=yes") || !strings.Contains(got, "MTUBytes=1400") {
+		t.Errorf("narrowed .network:\n%s", got)
 	}
-	if out, err := tcptune("apply", "--persist", "--set", "link.eth7.mtu=9000", "--set", "link.eth7.txqueuelen=5000"); err != nil || !strings.Contains(out, "nothing to change") {
+	if read(filepath.Join(netdir, "20-bridges.network")) != glob {
+		t.Error("the glob .network file was changed")
+	}
+	if m, _ := filepath.Glob(filepath.Join(netdir, "*.link")); len(m) != 0 {
+		t.Errorf("a .link file for devices without an address of their own: %v", m)
+	}
+	if out, err := tcptune("apply", "--persist", "--set", "link.eth7.mtu=9000", "--set", "link.eth7.txqueuelen=5000", "--set", "link.br7.mtu=1400"); err != nil || !strings.Contains(out, "nothing to change") {
 		t.Errorf("a second apply: %v\n%s", err, out)
 	}
 	if out, err := tcptune("rollback"); err != nil {
@@ -518,7 +550,7 @@ func TestLinkSettingsPersist(t *testing.T) {
 	if got := inNS("ip", "-o", "link", "show", "eth7"); !strings.Contains(got, "mtu 1500") || !strings.Contains(got, "qlen 1000") {
 		t.Errorf("after rollback: %s", got)
 	}
-	if read(ifaces) != stanza || read(linkFile) != "" {
-		t.Errorf("files after rollback: %q %q", read(ifaces), read(linkFile))
+	if read(ifaces) != stanza || fmt.Sprint(files()) != fmt.Sprint(before) {
+		t.Errorf("files after rollback: %q %v", read(ifaces), files())
 	}
 }

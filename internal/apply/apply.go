@@ -407,7 +407,7 @@ func linkFiles(kvs []KV, o Options) ([]linkpersist.File, error) {
 	if o.NetNS != "" {
 		return nil, errors.New("--persist: link settings inside --netns are not kept (a namespace's interfaces do not outlive it)")
 	}
-	all, err := linkpersist.Plan(o.ConfigRoot, settings, o.fs().links.MAC)
+	all, err := linkpersist.Plan(o.ConfigRoot, settings, o.fs().links.Device)
 	if err != nil {
 		return nil, err
 	}

@@ -298,6 +298,10 @@ func TestLinkSettings(t *testing.T) {
 	os.MkdirAll(dev, 0o755)
 	os.WriteFile(filepath.Join(dev, "mtu"), []byte("1500\n"), 0o644)
 	os.WriteFile(filepath.Join(dev, "address"), []byte("52:54:00:00:00:02\n"), 0o644)
+	os.WriteFile(filepath.Join(dev, "uevent"), []byte("DEVTYPE=vlan\n"), 0o644)
+	ifaces := filepath.Join(o.FS.Root, "etc", "network", "interfaces")
+	os.MkdirAll(filepath.Dir(ifaces), 0o755)
+	os.WriteFile(ifaces, []byte("iface eth0.100 inet manual\n"), 0o644)
 	mtu := func() string { b, _ := os.ReadFile(filepath.Join(dev, "mtu")); return strings.TrimSpace(string(b)) }
 	if _, _, err := Apply([]KV{{Key: "link.eth0/100.mtu", Value: "100"}}, o); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Fatalf("an MTU of 100: %v", err)
@@ -339,6 +343,7 @@ func TestLinkSettingsPersist(t *testing.T) {
 	os.WriteFile(filepath.Join(dev, "mtu"), []byte("1500\n"), 0o644)
 	os.WriteFile(filepath.Join(dev, "tx_queue_len"), []byte("1000\n"), 0o644)
 	os.WriteFile(filepath.Join(dev, "address"), []byte("52:54:00:00:00:01\n"), 0o644)
+	os.WriteFile(filepath.Join(dev, "addr_assign_type"), []byte("0\n"), 0o644)
 	ifaces := filepath.Join(root, "etc", "network", "interfaces")
 	os.MkdirAll(filepath.Dir(ifaces), 0o755)
 	stanza := "auto eth0\niface eth0 inet static\n    address 192.0.2.1/24\n"

@@ -130,6 +130,8 @@ func newApplyCmd() *cobra.Command {
 			b, changes, err := apply.Apply(kvs, o)
 			out, w := apply.Applied(b, changes, dry), cmd.OutOrStdout()
 			switch {
+			case err != nil && b == nil:
+				return err // refused before anything was written
 			case err != nil:
 				out.WriteChanges(w)
 				return err

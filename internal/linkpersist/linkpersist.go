@@ -2,26 +2,44 @@
 // length into the host's own network configuration, so that they
 // survive a reboot: what apply --persist does for link.IF.mtu and
 // link.IF.txqueuelen. It finds who configures the interface, under a
-// root so that fixture trees stand in for /etc:
+// root so that fixture trees stand in for /etc, and writes only where
+// the file it touches matches that interface and no other:
 //
 //   - ifupdown: an "iface IF" stanza in /etc/network/interfaces or
 //     interfaces.d/* gets "mtu N" (static and manual methods) or a
-//     "pre-up ip link set dev IF mtu N" line (other methods);
-//   - systemd-networkd: the .network file that matches IF (by Name= or
-//     MACAddress=, in networkd's precedence) gets a drop-in,
-//     FILE.network.d/90-tcptune.conf, with [Link] MTUBytes=N;
+//     "pre-up ip link set dev IF mtu N" line (other methods), and for a
+//     virtual device a "post-up ip link set dev IF txqueuelen N" line;
+//   - systemd-networkd: the first .network file that matches IF on all
+//     its [Match] keys, as networkd decides. If it matches IF alone (a
+//     literal Name=IF, or IF's own permanent address) it gets a drop-in,
+//     FILE.network.d/90-tcptune.conf, with [Link] MTUBytes=N; if it
+//     matches more (Name=en*), a copy of it and its drop-ins narrowed
+//     to Name=IF is written beside it, named to sort just before it
+//     (STEM-tcptune-IF.network), so that the other interfaces it
+//     matches keep their MTU;
 //   - NetworkManager: the keyfile (system-connections/*.nmconnection)
-//     whose interface-name is IF gets mtu=N in [ethernet];
+//     whose interface-name is IF gets mtu=N in the section of its type
+//     ([ethernet] or [802-3-ethernet]; [wifi] or [802-11-wireless]);
 //   - none of them: a systemd .link file.
 //
-// The transmit-queue length has no setting in ifupdown, networkd's
-// .network or NetworkManager; it always goes into a .link file
-// (TransmitQueueLength=), which udev applies when the device appears,
-// whoever configures its addresses. Only the first .link file that
-// matches a device applies, so an existing one in /etc/systemd/network
-// that names IF (or its MAC) gets a drop-in; otherwise
-// /etc/systemd/network/10-tcptune-IF.link is written, matched by the
-// MAC address and keeping the name (Name=IF).
+// A .link file is written only for a hardware device that shows its own
+// permanent address (linkset.Device.OwnAddress), matched by
+// PermanentMACAddress=: VLANs, bonds, bridges and bond or bridge ports
+// carry another device's address, and a file matching them by it would
+// also match (and could rename) the physical NIC. For those, the MTU is
+// kept by the configuration that owns the device (ifupdown, networkd,
+// NetworkManager) and the transmit-queue length by an ifupdown stanza;
+// otherwise Plan refuses, saying why and what to do.
+//
+// The transmit-queue length has no setting in networkd's .network or
+// NetworkManager, so for a hardware device it goes into a .link file
+// (TransmitQueueLength=), which udev applies when the device appears.
+// Only the first .link file that matches a device applies: if that file
+// matches this device alone it gets a drop-in (FILE.link.d/
+// 90-tcptune.conf); otherwise (99-default.link matches every device) a
+// copy of it and its drop-ins narrowed to the device's permanent address
+// is written to sort just before it, so that naming and MAC policies
+// stay what they are today. tcptune never adds a Name= of its own.
 //
 // Plan returns the files to write, with their new contents; it writes
 // nothing. The caller (apply) backs them up, writes them atomically and
@@ -39,6 +57,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tcptune/tcptune/internal/linkset"
 )
 
 // Setting is what to keep for one interface; 0 leaves a value alone.
@@ -77,6 +97,8 @@ const (
 	interfacesDir  = "etc/network/interfaces.d"
 	nmDir          = "etc/NetworkManager/system-connections"
 	etcNetwork     = "etc/systemd/network"
+	dropInName     = "90-tcptune.conf"
+	ownMark        = "-tcptune-"
 )
 
 // networkdDirs are networkd's and udev's directories for .network and
@@ -101,19 +123,31 @@ func Owned(root, p string) bool {
 	case dir == interfacesDir, dir == nmDir:
 		return !strings.HasPrefix(base, ".")
 	case dir == etcNetwork:
-		return strings.HasPrefix(base, "10-tcptune-") && strings.HasSuffix(base, ".link")
-	case path.Dir(dir) == etcNetwork && base == "90-tcptune.conf":
+		return !strings.HasPrefix(base, ".") && strings.Contains(base, ownMark) && (strings.HasSuffix(base, ".link") || strings.HasSuffix(base, ".network"))
+	case path.Dir(dir) == etcNetwork && base == dropInName:
 		d := path.Base(dir)
 		return strings.HasSuffix(d, ".network.d") || strings.HasSuffix(d, ".link.d")
 	}
 	return false
 }
 
+// Refused is Plan's answer for a setting it will not keep: the device
+// and why, and what the user can do instead.
+type Refused struct {
+	Iface, Attr string
+	Device      linkset.Device
+	Why, Do     string
+}
+
+func (e *Refused) Error() string {
+	return fmt.Sprintf("--persist link.%s.%s: %s is %s; %s; %s", strings.ReplaceAll(e.Iface, ".", "/"), e.Attr, e.Iface, e.Device.Describe(), e.Why, e.Do)
+}
+
 // Plan returns the files that keep settings on the host under root,
-// and who reads each; macOf gives an interface's MAC ("" if none), which
-// a .link file matches. Files are merged: two settings of one interface
-// that land in one file are written once.
-func Plan(root string, settings []Setting, macOf func(iface string) string) ([]File, error) {
+// and who reads each; device tells what an interface is (its kind,
+// addresses and ports: linkset.Store.Device). Files are merged: two
+// settings of one interface that land in one file are written once.
+func Plan(root string, settings []Setting, device func(iface string) (linkset.Device, error)) ([]File, error) {
 	files := map[string]*File{}
 	var order []string
 	put := func(f File, edit func(old string) (string, error)) error {
@@ -125,6 +159,9 @@ func Plan(root string, settings []Setting, macOf func(iface string) string) ([]F
 			}
 			if mode != 0 {
 				f.Mode = mode
+			}
+			if old == "" && f.Data != "" {
+				old = f.Data // a new file's first contents (a narrowed copy)
 			}
 			f.Data = old
 			cur = &f
@@ -142,14 +179,18 @@ func Plan(root string, settings []Setting, macOf func(iface string) string) ([]F
 		if s.Iface == "" || s.Iface == "lo" {
 			return nil, fmt.Errorf("persist: %q: not an interface a network configuration keeps", s.Iface)
 		}
-		mac := macOf(s.Iface)
+		d, err := device(s.Iface)
+		if err != nil {
+			return nil, fmt.Errorf("persist: %w", err)
+		}
+		d.Name = s.Iface
 		if s.MTU > 0 {
-			if err := planMTU(root, s.Iface, mac, s.MTU, put); err != nil {
+			if err := planMTU(root, d, s.MTU, put); err != nil {
 				return nil, err
 			}
 		}
 		if s.TxQueueLen > 0 {
-			if err := planLink(root, s.Iface, mac, "TransmitQueueLength", s.TxQueueLen, put); err != nil {
+			if err := planTxQueue(root, d, s.TxQueueLen, put); err != nil {
 				return nil, err
 			}
 		}
@@ -163,52 +204,101 @@ func Plan(root string, settings []Setting, macOf func(iface string) string) ([]F
 
 type putFunc func(f File, edit func(old string) (string, error)) error
 
-func planMTU(root, iface, mac string, mtu int, put putFunc) error {
+func planMTU(root string, d linkset.Device, mtu int, put putFunc) error {
+	iface := d.Name
 	if p, err := ifupdownFile(root, iface); err != nil {
 		return err
 	} else if p != "" {
 		return put(File{Path: p, Mode: 0o644, Manager: Ifupdown, Iface: iface, Activate: "ifdown " + iface + " && ifup " + iface},
 			func(old string) (string, error) { return IfupdownMTU(old, iface, mtu) })
 	}
-	if p := networkdFile(root, iface, mac, ".network"); p != "" {
-		dropIn := filepath.Join(root, etcNetwork, filepath.Base(p)+".d", "90-tcptune.conf")
-		return put(File{Path: dropIn, Mode: 0o644, Manager: Networkd, Iface: iface, Activate: "networkctl reload"},
-			func(old string) (string, error) {
-				return SetINI(old, "Link", "MTUBytes", strconv.Itoa(mtu), header(iface)), nil
-			})
+	u, err := firstMatch(root, d, ".network")
+	if err != nil {
+		return err
 	}
-	if p, err := nmKeyfile(root, iface); err != nil {
+	if u != nil {
+		f := File{Mode: 0o644, Manager: Networkd, Iface: iface, Activate: "networkctl reload"}
+		return putUnit(root, u, d, f, "MTUBytes", mtu, put)
+	}
+	if p, sec, err := nmKeyfile(root, iface); err != nil {
 		return err
 	} else if p != "" {
-		return put(File{Path: p, Mode: 0o600, Manager: NetworkManager, Iface: iface, Activate: "nmcli connection reload"},
-			func(old string) (string, error) { return SetINI(old, "ethernet", "mtu", strconv.Itoa(mtu), ""), nil })
-	}
-	return planLink(root, iface, mac, "MTUBytes", mtu, put)
-}
-
-// planLink puts key=v into [Link] of the .link file for iface: a
-// drop-in for an existing file in /etc/systemd/network that names it,
-// else tcptune's own file, matched by MAC.
-func planLink(root, iface, mac, key string, v int, put putFunc) error {
-	f := File{Mode: 0o644, Manager: LinkFile, Iface: iface, Activate: "udevadm trigger --action=add /sys/class/net/" + iface}
-	if p := networkdFile(root, iface, mac, ".link"); p != "" && filepath.Dir(p) == filepath.Join(root, etcNetwork) && !strings.HasPrefix(filepath.Base(p), "10-tcptune-") {
-		f.Path = filepath.Join(p+".d", "90-tcptune.conf")
-		return put(f, func(old string) (string, error) { return SetINI(old, "Link", key, strconv.Itoa(v), header(iface)), nil })
-	}
-	if mac == "" {
-		return fmt.Errorf("persist: %s has no MAC address to match in a .link file", iface)
-	}
-	f.Path = filepath.Join(root, etcNetwork, "10-tcptune-"+iface+".link")
-	return put(f, func(old string) (string, error) {
-		if old == "" {
-			old = header(iface) + "[Match]\nPermanentMACAddress=" + mac + "\n\n[Link]\nName=" + iface + "\n"
+		if sec == "" {
+			return &Refused{Iface: iface, Attr: "mtu", Device: d, Why: "its NetworkManager profile " + p + " is of a type whose MTU tcptune does not know where to keep",
+				Do: "set it with nmcli connection modify (the profile's mtu property)"}
 		}
-		return SetINI(old, "Link", key, strconv.Itoa(v), ""), nil
-	})
+		return put(File{Path: p, Mode: 0o600, Manager: NetworkManager, Iface: iface, Activate: "nmcli connection reload"},
+			func(old string) (string, error) { return SetINI(old, sec, "mtu", strconv.Itoa(mtu), ""), nil })
+	}
+	if _, own := d.OwnAddress(); !own {
+		return &Refused{Iface: iface, Attr: "mtu", Device: d, Why: "no ifupdown stanza, networkd .network file or NetworkManager profile configures it, and a .link file, which matches by address, could match another device at boot (and rename it)",
+			Do: "keep the MTU in the configuration that creates " + iface + ", or apply without --persist"}
+	}
+	return planLink(root, d, "MTUBytes", mtu, put)
 }
 
-func header(iface string) string {
-	return "# Written by tcptune apply --persist for " + iface + "; roll back with: tcptune rollback\n"
+func planTxQueue(root string, d linkset.Device, n int, put putFunc) error {
+	iface := d.Name
+	if _, own := d.OwnAddress(); own {
+		return planLink(root, d, "TransmitQueueLength", n, put)
+	}
+	if p, err := ifupdownFile(root, iface); err != nil {
+		return err
+	} else if p != "" {
+		return put(File{Path: p, Mode: 0o644, Manager: Ifupdown, Iface: iface, Activate: "ifdown " + iface + " && ifup " + iface},
+			func(old string) (string, error) { return IfupdownTxQueue(old, iface, n) })
+	}
+	return &Refused{Iface: iface, Attr: "txqueuelen", Device: d,
+		Why: "only a .link file keeps a transmit queue, and one matched by that address could match another device at boot (and rename it)",
+		Do:  fmt.Sprintf("keep it where %s is created (an ifupdown stanza's post-up ip link set dev %s txqueuelen %d, or a udev rule), or apply without --persist", iface, iface, n)}
+}
+
+// planLink puts key=v into [Link] of the .link file that applies to d,
+// a hardware device with its own permanent address (the caller checked).
+func planLink(root string, d linkset.Device, key string, v int, put putFunc) error {
+	addr, _ := d.OwnAddress()
+	u, err := firstMatch(root, d, ".link")
+	if err != nil {
+		return err
+	}
+	f := File{Mode: 0o644, Manager: LinkFile, Iface: d.Name, Activate: "udevadm trigger --action=add /sys/class/net/" + d.Name}
+	if u == nil {
+		f.Path = filepath.Join(root, etcNetwork, "10"+ownMark+d.Name+".link")
+		f.Data = header(d.Name, "") + "[Match]\nPermanentMACAddress=" + addr + "\n"
+		return put(f, func(old string) (string, error) { return SetINI(old, "Link", key, strconv.Itoa(v), ""), nil })
+	}
+	return putUnit(root, u, d, f, key, v, put)
+}
+
+// putUnit sets key=v in [Link] for d, given the first unit u that
+// matches it: in u itself when it is tcptune's own, in a drop-in when u
+// matches d alone, else in a copy of u narrowed to d.
+func putUnit(root string, u *unit, d linkset.Device, f File, key string, v int, put putFunc) error {
+	set := func(old string) (string, error) { return SetINI(old, "Link", key, strconv.Itoa(v), ""), nil }
+	switch {
+	case u.own():
+		f.Path = u.path
+		return put(f, set)
+	case u.exact(d):
+		f.Path = filepath.Join(root, etcNetwork, u.name+".d", dropInName)
+		f.Data = header(d.Name, "")
+		return put(f, set)
+	}
+	narrowed, err := u.narrowed(d)
+	if err != nil {
+		return err
+	}
+	f.Path = filepath.Join(root, etcNetwork, u.stem()+ownMark+d.Name+u.suffix)
+	f.Data = header(d.Name, u.path) + narrowed
+	return put(f, set)
+}
+
+func header(iface, copyOf string) string {
+	h := "# Written by tcptune apply --persist for " + iface + "; roll back with: tcptune rollback\n"
+	if copyOf != "" {
+		h += "# A copy of " + copyOf + " (with its drop-ins) that matches " + iface + " alone,\n# so that the other interfaces it matches are left as they are.\n"
+	}
+	return h
 }
 
 func readFile(p string) (string, os.FileMode, error) {
@@ -250,7 +340,31 @@ func ifupdownFile(root, iface string) (string, error) {
 // interfaces file: "mtu N" for the static and manual methods, which
 // take it, else a pre-up command; an earlier such line is replaced.
 func IfupdownMTU(old, iface string, mtu int) (string, error) {
-	lines := strings.Split(old, "\n")
+	return ifupdownSet(old, iface, func(method string) string {
+		if method == "static" || method == "manual" {
+			return fmt.Sprintf("    mtu %d", mtu)
+		}
+		return fmt.Sprintf("    pre-up ip link set dev %s mtu %d", iface, mtu)
+	}, func(g []string, line string) bool {
+		return g[0] == "mtu" || (g[0] == "pre-up" && strings.Contains(line, "link set dev "+iface+" mtu "))
+	})
+}
+
+// IfupdownTxQueue sets the transmit-queue length in every "iface
+// IFACE" stanza: a post-up command (the device exists by then, also a
+// VLAN or bond that ifupdown creates); an earlier such line is replaced.
+func IfupdownTxQueue(old, iface string, n int) (string, error) {
+	return ifupdownSet(old, iface, func(string) string {
+		return fmt.Sprintf("    post-up ip link set dev %s txqueuelen %d", iface, n)
+	}, func(g []string, line string) bool {
+		return g[0] == "post-up" && strings.Contains(line, "link set dev "+iface+" txqueuelen ")
+	})
+}
+
+// ifupdownSet appends line(method) to each "iface IFACE" stanza,
+// dropping the stanza's option lines that old says are an earlier one.
+func ifupdownSet(text, iface string, line func(method string) string, old func(fields []string, line string) bool) (string, error) {
+	lines := strings.Split(text, "\n")
 	var out []string
 	found := false
 	for i := 0; i < len(lines); i++ {
@@ -264,24 +378,20 @@ func IfupdownMTU(old, iface string, mtu int) (string, error) {
 		if len(f) >= 4 {
 			method = f[3]
 		}
-		line := fmt.Sprintf("    pre-up ip link set dev %s mtu %d", iface, mtu)
-		if method == "static" || method == "manual" {
-			line = fmt.Sprintf("    mtu %d", mtu)
-		}
 		// The stanza's option lines follow until the next stanza or
-		// blank line; drop an earlier MTU setting there.
+		// blank line.
 		j := i + 1
 		for ; j < len(lines); j++ {
 			g := strings.Fields(lines[j])
 			if len(g) == 0 || isStanza(g[0]) {
 				break
 			}
-			if g[0] == "mtu" || (g[0] == "pre-up" && strings.Contains(lines[j], "link set dev "+iface+" mtu ")) {
+			if old(g, lines[j]) {
 				continue
 			}
 			out = append(out, lines[j])
 		}
-		out = append(out, line)
+		out = append(out, line(method))
 		i = j - 1
 	}
 	if !found {
@@ -296,58 +406,6 @@ func isStanza(w string) bool {
 		return true
 	}
 	return strings.HasPrefix(w, "allow-")
-}
-
-// networkdFile is the first file with suffix (.network or .link), in
-// networkd's order (by file name across its directories, /etc hiding
-// the same name elsewhere), whose [Match] names iface or its MAC.
-func networkdFile(root, iface, mac, suffix string) string {
-	byName := map[string]string{}
-	for i := len(networkdDirs) - 1; i >= 0; i-- {
-		ms, _ := filepath.Glob(filepath.Join(root, networkdDirs[i], "*"+suffix))
-		for _, m := range ms {
-			byName[filepath.Base(m)] = m
-		}
-	}
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		b, err := os.ReadFile(byName[n])
-		if err != nil {
-			continue
-		}
-		if matches(string(b), iface, mac, suffix == ".link") {
-			return byName[n]
-		}
-	}
-	return ""
-}
-
-// matches reports whether a unit's [Match] section names iface (Name=,
-// or OriginalName= in a .link file, as globs) or mac (MACAddress=,
-// PermanentMACAddress=); with exact, a glob that is not iface itself
-// does not count (99-default.link's OriginalName=* matches every
-// device and is not this interface's file).
-func matches(unit, iface, mac string, exact bool) bool {
-	for _, kv := range section(unit, "Match") {
-		k, v, _ := strings.Cut(kv, "=")
-		for _, w := range strings.Fields(v) {
-			switch strings.TrimSpace(k) {
-			case "Name", "OriginalName":
-				if ok, _ := path.Match(w, iface); ok && (!exact || w == iface) {
-					return true
-				}
-			case "MACAddress", "PermanentMACAddress":
-				if mac != "" && strings.EqualFold(w, mac) {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // section lists the key=value lines of [name] in an ini-style file.
@@ -367,23 +425,66 @@ func section(ini, name string) []string {
 	return out
 }
 
+// hasSection reports whether an ini-style file has [name].
+func hasSection(ini, name string) bool {
+	for _, l := range strings.Split(ini, "\n") {
+		if strings.TrimSpace(l) == "["+name+"]" {
+			return true
+		}
+	}
+	return false
+}
+
 // nmKeyfile is the NetworkManager keyfile whose interface-name is
-// iface, if any (the first by name).
-func nmKeyfile(root, iface string) (string, error) {
+// iface, if any (the first by name), and the section its mtu goes in
+// ("" for a type tcptune does not know).
+func nmKeyfile(root, iface string) (string, string, error) {
 	ms, _ := filepath.Glob(filepath.Join(root, nmDir, "*.nmconnection"))
 	sort.Strings(ms)
 	for _, m := range ms {
 		b, err := os.ReadFile(m)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		for _, kv := range section(string(b), "connection") {
-			if k, v, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "interface-name" && strings.TrimSpace(v) == iface {
-				return m, nil
+		text := string(b)
+		name, typ := "", ""
+		for _, kv := range section(text, "connection") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch strings.TrimSpace(k) {
+			case "interface-name":
+				name = strings.TrimSpace(v)
+			case "type":
+				typ = strings.TrimSpace(v)
 			}
 		}
+		if name != iface {
+			continue
+		}
+		return m, nmSection(text, typ), nil
 	}
-	return "", nil
+	return "", "", nil
+}
+
+// nmSection is the keyfile section that holds a profile's mtu: the
+// wired one for Ethernet, VLAN, bond and bridge profiles, the Wi-Fi one
+// for Wi-Fi, under whichever of its two names the file already uses.
+func nmSection(text, typ string) string {
+	pick := func(short, long string) string {
+		if !hasSection(text, short) && hasSection(text, long) {
+			return long
+		}
+		return short
+	}
+	switch typ {
+	case "ethernet", "802-3-ethernet", "vlan", "bond", "bridge", "":
+		if typ == "" && (hasSection(text, "wifi") || hasSection(text, "802-11-wireless")) {
+			return pick("wifi", "802-11-wireless")
+		}
+		return pick("ethernet", "802-3-ethernet")
+	case "wifi", "802-11-wireless":
+		return pick("wifi", "802-11-wireless")
+	}
+	return ""
 }
 
 // SetINI sets key=value in [sec] of an ini-style file, replacing the

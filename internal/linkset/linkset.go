@@ -138,19 +138,3 @@ func (s Store) Set(key, value string) error {
 	}
 	return os.WriteFile(p, []byte(strconv.Itoa(v)+"\n"), 0o644)
 }
-
-// MAC returns the interface's hardware address ("" when it has none,
-// or it cannot be read): live through netlink, in a fixture tree from
-// ROOT/sys/class/net/IFNAME/address.
-func (s Store) MAC(ifname string) string {
-	var mac string
-	if s.live() {
-		mac = macLive(ifname)
-	} else if b, err := os.ReadFile(filepath.Join(s.Root, "sys", "class", "net", ifname, "address")); err == nil {
-		mac = strings.TrimSpace(string(b))
-	}
-	if mac == "00:00:00:00:00:00" {
-		return ""
-	}
-	return mac
-}

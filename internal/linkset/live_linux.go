@@ -34,10 +34,15 @@ func setLive(ifname, attr string, v int) error {
 	return fmt.Errorf("unknown attribute %q", attr)
 }
 
-func macLive(ifname string) string {
+// deviceLive is the link's kind as netlink names it ("device" for
+// hardware) and its permanent address ("" if the driver has none).
+func deviceLive(ifname string) (kind, perm string, err error) {
 	l, err := netlink.LinkByName(ifname)
 	if err != nil {
-		return ""
+		return "", "", err
 	}
-	return l.Attrs().HardwareAddr.String()
+	if p := l.Attrs().PermHWAddr; len(p) > 0 && p.String() != "00:00:00:00:00:00" {
+		perm = p.String()
+	}
+	return l.Type(), perm, nil
 }
