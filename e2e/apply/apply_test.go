@@ -279,7 +279,7 @@ func TestPersistFailureRestores(t *testing.T) {
 	orig := e.get("net.ipv4.tcp_rmem")
 	sysctlD := filepath.Join(e.dir, "sysctl.d")
 	os.MkdirAll(sysctlD, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4k", "tcptune-test", sysctlD).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4k,mode=0755", "tcptune-test", sysctlD).CombinedOutput(); err != nil {
 		testutil.Need(t, false, fmt.Sprintf("mount a tmpfs: %v %s", err, out))
 	}
 	t.Cleanup(func() { exec.Command("umount", sysctlD).Run() })
@@ -302,7 +302,7 @@ func TestPersistFailureRestores(t *testing.T) {
 	}
 }
 
-// The crafted backups of issue 21, each alone in a fresh state
+// The crafted backups, each alone in a fresh state
 // directory, in a throwaway namespace: every one is refused, with the
 // reason, and nothing is written (the namespace's values, no new file).
 func TestRollbackRefusesCraftedBackups(t *testing.T) {
@@ -329,7 +329,7 @@ func TestRollbackRefusesCraftedBackups(t *testing.T) {
 		}, "says it is backup"},
 		{"a file not named by an ID", nil, func(dir string) {
 			os.WriteFile(filepath.Join(dir, "zzzz-last.json"), []byte(backup("zzzz-last", "")), 0o600)
-		}, "not of the form"},
+		}, "not a backup"},
 		{"a namespace path", []string{id}, func(dir string) {
 			os.WriteFile(filepath.Join(dir, id+".json"), []byte(strings.Replace(backup(id, ""), e.ns, "../../../proc/1/ns/net", 1)), 0o600)
 		}, "namespace"},
@@ -552,5 +552,44 @@ func TestLinkSettingsPersist(t *testing.T) {
 	}
 	if read(ifaces) != stanza || fmt.Sprint(files()) != fmt.Sprint(before) {
 		t.Errorf("files after rollback: %q %v", read(ifaces), files())
+	}
+}
+
+// A backup belongs to the namespace it was made in, however tcptune got
+// there: one made under "ip netns exec A" is not rolled back in B (it
+// names A and how to undo it there), "rollback --list" shows A, and
+// "rollback ID --netns A" undoes it in A.
+func TestRollbackStaysInItsNamespace(t *testing.T) {
+	a, b := setup(t), setup(t)
+	b.dir = a.dir // one state directory, as on a host whose namespaces share /var/lib/tcptune
+	key, origA, origB := "net.ipv4.tcp_wmem", a.get("net.ipv4.tcp_wmem"), b.get("net.ipv4.tcp_wmem")
+	in := func(e *env, args ...string) (string, error) {
+		c := exec.Command("ip", append([]string{"netns", "exec", e.ns, e.bin}, args...)...)
+		c.Env = e.cmd().Env
+		out, err := c.CombinedOutput()
+		return string(out), err
+	}
+	out, err := in(a, "apply", "--set", key+"=4096 16384 8388608")
+	if err != nil || a.get(key) != "4096 16384 8388608" {
+		t.Fatalf("apply in A: %v\n%s", err, out)
+	}
+	id := regexp.MustCompile(`backup (\S+) `).FindStringSubmatch(out)
+	if id == nil {
+		t.Fatalf("no backup ID in %s", out)
+	}
+	if out, err := in(b, "rollback", id[1]); err == nil || !strings.Contains(out, "belongs to network namespace "+a.ns) || !strings.Contains(out, "--netns "+a.ns) {
+		t.Fatalf("rollback of A's backup in B: %v\n%s", err, out)
+	}
+	if out, err := in(b, "rollback"); err == nil || !strings.Contains(out, "no backup to roll back") {
+		t.Fatalf("B's newest: %v\n%s", err, out)
+	}
+	if a.get(key) != "4096 16384 8388608" || b.get(key) != origB {
+		t.Fatalf("A %s, B %s (was %s)", a.get(key), b.get(key), origB)
+	}
+	if out, err := a.run(nil, "rollback", "--list"); err != nil || !strings.Contains(out, a.ns) || !strings.Contains(out, "applied") {
+		t.Fatalf("--list: %v\n%s", err, out)
+	}
+	if out, err := a.run(nil, "rollback", id[1], "--netns", a.ns); err != nil || a.get(key) != origA {
+		t.Fatalf("rollback --netns A: %v, A %s (was %s)\n%s", err, a.get(key), origA, out)
 	}
 }

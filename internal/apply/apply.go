@@ -25,11 +25,16 @@ type Options struct {
 	NetNS string // "" = this namespace
 	// Force allows keys outside the knob catalogue (kernel.*, vm.*, …);
 	// without it they are refused.
-	Force     bool
-	Persist   bool
-	DryRun    bool
-	BackupDir string // default /var/lib/tcptune/backups
-	SysctlD   string // default /etc/sysctl.d
+	Force bool
+	// Again lets rollback restore a backup already rolled back.
+	Again bool
+	// IgnoreDrift lets rollback restore values and files that changed
+	// since apply wrote them.
+	IgnoreDrift bool
+	Persist     bool
+	DryRun      bool
+	BackupDir   string // default /var/lib/tcptune/backups
+	SysctlD     string // default /etc/sysctl.d
 	// ConfigRoot is where --persist finds the network configuration
 	// that keeps link settings (ROOT/etc/network/interfaces, …; see
 	// package linkpersist) and the interfaces' MACs (ROOT/sys): "/"
@@ -154,6 +159,9 @@ type Outcome struct {
 	// PersistFiles are the network configuration's files --persist
 	// wrote for link settings.
 	PersistFiles []string `json:"persist_files,omitempty"`
+	// Overrides are files read after the sysctl.d file that set one of
+	// its keys: at boot their value wins (see Overrides).
+	Overrides []Override `json:"overridden_by,omitempty"`
 }
 
 // Applied is the outcome of Apply: b is nil when nothing was written
@@ -181,12 +189,20 @@ func RolledBack(b *Backup) Outcome {
 
 // Backup is what apply replaced.
 type Backup struct {
-	ID          string    `json:"id"`
-	Time        time.Time `json:"time"`
-	NetNS       string    `json:"netns,omitempty"`
-	Changes     []Change  `json:"changes"`
-	PersistFile string    `json:"persist_file,omitempty"`
-	PersistOld  *string   `json:"persist_old,omitempty"` // nil: the file did not exist
+	ID      string    `json:"id"`
+	Time    time.Time `json:"time"`
+	NetNS   string    `json:"netns,omitempty"`
+	Changes []Change  `json:"changes"`
+	// NetNSID identifies the network namespace the values were written
+	// in (the device and inode of /proc/self/ns/net there, as
+	// "net:[INODE]@DEV"): a backup made with "ip netns exec A" is A's,
+	// whatever NetNS says. Empty in backups made before it was recorded.
+	NetNSID     string  `json:"netns_id,omitempty"`
+	PersistFile string  `json:"persist_file,omitempty"`
+	PersistOld  *string `json:"persist_old,omitempty"` // nil: the file did not exist
+	// PersistKeys are the keys --persist set in PersistFile, each with
+	// what the file held before: rollback puts back these alone.
+	PersistKeys []PersistKey `json:"persist_keys,omitempty"`
 	// Files are the network configuration's files --persist wrote for
 	// link settings, each with what it held before.
 	Files  []FileBackup `json:"files,omitempty"`
@@ -196,6 +212,12 @@ type Backup struct {
 	// tune), which rolls it back and discards it when the trial ends;
 	// 0 for a change meant to stay. See Interrupted.
 	TrialPID int `json:"trial_pid,omitempty"`
+	// TrialStart tells that process apart from a later one with the
+	// same PID: its start time (clock ticks after boot, /proc/PID/stat),
+	// in the boot Boot names.
+	TrialStart uint64 `json:"trial_start,omitempty"`
+	// Boot is the boot the backup was made in (kernel.random.boot_id).
+	Boot string `json:"boot,omitempty"`
 }
 
 // FileBackup is one file --persist replaced.
@@ -203,6 +225,10 @@ type FileBackup struct {
 	Path string      `json:"path"`
 	Old  *string     `json:"old"` // nil: the file did not exist
 	Mode os.FileMode `json:"mode"`
+	// NewSum is the SHA-256 of what apply wrote: rollback restores the
+	// file only while it still holds that (else a later apply or an edit
+	// changed it: drift).
+	NewSum string `json:"new_sha256,omitempty"`
 }
 
 func (b *Backup) files() []string {
@@ -218,6 +244,9 @@ func (b *Backup) files() []string {
 func Plan(kvs []KV, o Options) ([]Change, error) {
 	var out []Change
 	var errs []string
+	if err := CheckDuplicates(kvs); err != nil {
+		return nil, err
+	}
 	err := nsx.Do(o.NetNS, func() error {
 		for _, kv := range kvs {
 			c, err := check(o.fs(), kv, o.Force, true)
@@ -307,21 +336,42 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 			return nil, changes, err
 		}
 	}
-	if len(changes) == 0 && (!persistSysctl || persisted(o.PersistFile(), kvs)) && len(files) == 0 {
-		return nil, nil, nil // nothing to do: no backup either (apply is idempotent)
-	}
-	b := &Backup{ID: newID(), Time: time.Now().UTC(), NetNS: o.NetNS, Changes: changes, State: "applied", Forced: o.Force, TrialPID: o.TrialPID}
+	var conf *string // the sysctl.d file's new contents
+	var persistOld *string
+	var persistKeys []PersistKey
 	if persistSysctl {
-		b.PersistFile = o.PersistFile()
-		if old, err := os.ReadFile(b.PersistFile); err == nil {
+		old, err := os.ReadFile(o.PersistFile())
+		if err == nil {
 			s := string(old)
-			b.PersistOld = &s
+			persistOld = &s
 		} else if !os.IsNotExist(err) {
-			return nil, changes, fmt.Errorf("read %s: %w", b.PersistFile, err)
+			return nil, changes, fmt.Errorf("read %s: %w", o.PersistFile(), err)
+		}
+		merged, keys := mergeConf(string(old), kvs)
+		if persistOld == nil || merged != *persistOld {
+			conf, persistKeys = &merged, keys
 		}
 	}
+	if len(changes) == 0 && conf == nil && len(files) == 0 {
+		return nil, nil, nil // nothing to do: no backup either (apply is idempotent)
+	}
+	id, err := nsx.Identity(o.NetNS)
+	if err != nil {
+		return nil, changes, err
+	}
+	b := &Backup{ID: newID(), Time: time.Now().UTC(), NetNS: o.NetNS, NetNSID: id, Changes: changes, State: "applied", Forced: o.Force, TrialPID: o.TrialPID,
+		Boot: bootID(o.fsRoot())}
+	if b.NetNS == "" && id != nsx.Init() {
+		b.NetNS = nsx.NameOf(id) // "ip netns exec A tcptune apply": A's
+	}
+	if o.TrialPID > 0 {
+		b.TrialStart = startTime(o.fsRoot(), o.TrialPID)
+	}
+	if conf != nil {
+		b.PersistFile, b.PersistOld, b.PersistKeys = o.PersistFile(), persistOld, persistKeys
+	}
 	for _, f := range files {
-		fb := FileBackup{Path: f.Path, Mode: f.Mode}
+		fb := FileBackup{Path: f.Path, Mode: f.Mode, NewSum: sum(f.Data)}
 		if old, err := os.ReadFile(f.Path); err == nil {
 			s := string(old)
 			fb.Old = &s
@@ -346,14 +396,16 @@ func Apply(kvs []KV, o Options) (*Backup, []Change, error) {
 				err = o.fs().Set(c.Key, c.New)
 			}
 			if err != nil {
-				rerr = restore(o.fs(), changes[:i])
+				// The failed write may have taken effect in part (a
+				// vector, a link set halfway): it is restored too.
+				rerr = restore(o.fs(), changes[:i+1])
 				return err
 			}
 		}
 		return nil
 	})
 	if werr == nil {
-		werr = writePersisted(b, kvs, files, o.BeforePersist)
+		werr = writePersisted(b, conf, files, o.BeforePersist)
 		if werr != nil {
 			nsx.Do(o.NetNS, func() error { rerr = restore(o.fs(), changes); return nil })
 			rerr = errors.Join(rerr, restoreFiles(b))
@@ -423,15 +475,15 @@ func linkFiles(kvs []KV, o Options) ([]linkpersist.File, error) {
 // writePersisted writes b's sysctl.d file and then the network
 // configuration's files, each atomically; on a failure it has written
 // some of them, which restoreFiles undoes.
-func writePersisted(b *Backup, kvs []KV, files []linkpersist.File, before func(string) error) error {
+func writePersisted(b *Backup, conf *string, files []linkpersist.File, before func(string) error) error {
 	if before == nil {
 		before = func(string) error { return nil }
 	}
-	if b.PersistFile != "" {
+	if conf != nil {
 		if err := before(b.PersistFile); err != nil {
 			return err
 		}
-		if err := writePersist(b.PersistFile, nil, kvs); err != nil {
+		if err := writeFileDurably(b.PersistFile, []byte(*conf), 0o644); err != nil {
 			return err
 		}
 	}
@@ -446,35 +498,23 @@ func writePersisted(b *Backup, kvs []KV, files []linkpersist.File, before func(s
 	return nil
 }
 
-// restoreFiles puts back what b's persisted files held before (removing
-// those that did not exist).
+// restoreFiles puts back what b's persisted files held before
+// (removing those that did not exist): an apply that failed half-way,
+// under the lock, so nothing else wrote them since.
 func restoreFiles(b *Backup) error {
-	var errs []error
-	put := func(path string, old *string, mode os.FileMode) {
-		var err error
-		if old == nil {
-			if err = os.Remove(path); os.IsNotExist(err) {
-				err = nil
-			}
-		} else {
-			err = writeFileDurably(path, []byte(*old), mode)
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
+	var ws []fileWrite
 	for i := len(b.Files) - 1; i >= 0; i-- {
 		f := b.Files[i]
 		mode := f.Mode & 0o644 // a backup never widens a file's mode
 		if mode == 0 {
 			mode = 0o644
 		}
-		put(f.Path, f.Old, mode)
+		ws = append(ws, fileWrite{path: f.Path, data: f.Old, mode: mode})
 	}
 	if b.PersistFile != "" {
-		put(b.PersistFile, b.PersistOld, 0o644)
+		ws = append(ws, fileWrite{path: b.PersistFile, data: b.PersistOld, mode: 0o644})
 	}
-	return errors.Join(errs...)
+	return writeFiles(ws)
 }
 
 // RestoreError names the keys whose old value could not be written back.
@@ -506,74 +546,6 @@ func restore(fs keys, changes []Change) error {
 	return &RestoreError{Keys: keys, Err: errors.Join(errs...)}
 }
 
-// writePersist writes the sysctl.d file atomically and durably: every
-// key of the request (so the file says what the host should be) into a
-// temporary file in the same directory, fsync, rename over the old file,
-// fsync the directory. On any failure the temporary file is removed and
-// the old file is untouched.
-func writePersist(path string, _ []Change, kvs []KV) (err error) {
-	return writeFileDurably(path, []byte(persistContent(kvs)), 0o644)
-}
-
-// persistContent is the sysctl.d file --persist writes for kvs.
-func persistContent(kvs []KV) string {
-	var b strings.Builder
-	b.WriteString("# Written by tcptune apply; roll back with: tcptune rollback\n")
-	for _, kv := range sysctls(kvs) {
-		fmt.Fprintf(&b, "%s = %s\n", kv.Key, kv.Value)
-	}
-	return b.String()
-}
-
-// persisted reports whether path already holds what --persist would
-// write for kvs.
-func persisted(path string, kvs []KV) bool {
-	b, err := os.ReadFile(path)
-	return err == nil && string(b) == persistContent(kvs)
-}
-
-// writeFileDurably replaces path with data: temporary file, fsync,
-// rename, fsync of the directory.
-func writeFileDurably(path string, data []byte, mode os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
 func save(dir string, b *Backup) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -588,15 +560,28 @@ func save(dir string, b *Backup) error {
 }
 
 // List returns the backups, oldest first (by the time they were made,
-// to the nanosecond, then by ID). The directory and every file in it
-// must belong to the user running tcptune and be writable by no one
-// else, and each file must be a valid backup named by its own ID:
-// otherwise List refuses, naming the path and why (see trust.go).
+// to the nanosecond, then by ID). The directory must belong to the user
+// running tcptune and be writable by no one else, or List refuses; an
+// entry in it that is not a trusted, valid backup named by its own ID
+// is left out (ListAll names each and why; see trust.go).
 func List(o Options) ([]Backup, error) {
+	l, err := ListAll(o)
+	return l.Backups, err
+}
+
+// Listing is the backup directory's contents: the backups, and the
+// entries that were left out.
+type Listing struct {
+	Backups []Backup
+	Skipped []Skip
+}
+
+// ListAll returns the backups as List does, with the entries it left out.
+func ListAll(o Options) (Listing, error) {
 	o.defaults()
-	out, err := readTrusted(o.BackupDir)
+	out, skipped, err := readTrusted(o.BackupDir)
 	if err != nil {
-		return nil, err
+		return Listing{}, err
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].Time.Equal(out[j].Time) {
@@ -604,31 +589,44 @@ func List(o Options) ([]Backup, error) {
 		}
 		return out[i].ID < out[j].ID
 	})
-	return out, nil
+	return Listing{Backups: out, Skipped: skipped}, nil
 }
 
 // Interrupted lists the trials whose process ended without undoing
 // them (killed, or the machine stopped): backups still "applied" whose
-// TrialPID no longer runs (its /proc entry, below o.FS's root, is
-// gone). Their values may still be live; "tcptune rollback ID" undoes
-// each.
+// process no longer runs. A process is told by its PID, the boot it ran
+// in and its start time, so a later process that reuses the PID does
+// not hide the trial. Their values may still be live; "tcptune rollback
+// ID" undoes each. It fails closed: an entry of the backup directory it
+// cannot read could be such a trial, so any is an error naming it.
 func Interrupted(o Options) ([]Backup, error) {
-	all, err := List(o)
+	l, err := ListAll(o)
 	if err != nil {
 		return nil, err
 	}
-	root := o.FS.Root
-	if root == "" {
-		root = "/"
+	if len(l.Skipped) > 0 {
+		var why []string
+		for _, s := range l.Skipped {
+			why = append(why, s.String())
+		}
+		return nil, fmt.Errorf("the backup directory holds entries that are not valid backups, so an interrupted trial cannot be ruled out: %s; move them out of %s", strings.Join(why, "; "), o.BackupDir)
 	}
+	root := o.fsRoot()
+	boot := bootID(root)
 	var out []Backup
-	for _, b := range all {
+	for _, b := range l.Backups {
 		if b.TrialPID <= 0 || b.State != "applied" {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(root, "proc", strconv.Itoa(b.TrialPID))); os.IsNotExist(err) {
-			out = append(out, b)
+		_, err := os.Stat(filepath.Join(root, "proc", strconv.Itoa(b.TrialPID)))
+		switch {
+		case os.IsNotExist(err):
+		case b.Boot != "" && boot != "" && b.Boot != boot:
+		case b.TrialStart != 0 && startTime(root, b.TrialPID) != b.TrialStart:
+		default:
+			continue // its process still runs: a trial in progress
 		}
+		out = append(out, b)
 	}
 	return out, nil
 }
@@ -647,15 +645,40 @@ func (b Backup) Describe() string {
 	return fmt.Sprintf("backup %s (%s%s): %s; undo: tcptune rollback %s", b.ID, b.Time.Local().Format("2006-01-02 15:04:05"), where, strings.Join(parts, ", "), b.ID)
 }
 
+// Where names the namespace a backup belongs to, for a person: its
+// name, the host's, or its identity.
+func (b Backup) Where() string {
+	switch {
+	case b.NetNS != "":
+		return b.NetNS
+	case b.NetNSID == "" || b.NetNSID == nsx.Init():
+		return "(host)"
+	}
+	return b.NetNSID
+}
+
+// sameNamespace reports whether b was made in the namespace whose
+// identity is here. A namespace's inode can be reused after a reboot,
+// so an identity from another boot counts only for the host's, which
+// keeps its identity.
+func sameNamespace(b Backup, here, boot string) bool {
+	if b.NetNSID == "" || here == "" {
+		return true // made before identities were recorded, or not Linux
+	}
+	return b.NetNSID == here && (b.Boot == "" || b.Boot == boot || here == nsx.Init())
+}
+
 // Rollback restores backup id (or the newest not yet rolled back for the
-// namespace) and its sysctl.d file. It trusts nothing the backup says
+// namespace) and its persisted files. It trusts nothing the backup says
 // about itself: keys outside the catalogue need o.Force (the command
 // line's --force, never the file's), every old value is checked as apply
 // checks a request, and the only files it may write are the ones
 // --persist writes (the sysctl.d file, and the network configuration's
-// files that linkpersist.Owned names). A backup already rolled back needs o.Force; so does a key whose
-// live value is no longer what apply wrote (someone changed it since:
-// rollback names old → live → restore and writes nothing). It writes as
+// files that linkpersist.Owned names). It runs only in the namespace the
+// backup was made in (o.NetNS enters one). A backup already rolled back
+// needs o.Again; a key whose live value, a sysctl.d key or a file that
+// no longer holds what apply wrote (someone changed it since) needs
+// o.IgnoreDrift: rollback names each and writes nothing. It writes as
 // --persist does: temporary file, fsync, rename, fsync of the directory.
 func Rollback(id string, o Options) (*Backup, error) {
 	o.defaults()
@@ -667,26 +690,51 @@ func Rollback(id string, o Options) (*Backup, error) {
 	if err := ValidateNetNS(o.NetNS); err != nil {
 		return nil, err
 	}
-	all, err := List(o)
+	l, err := ListAll(o)
 	if err != nil {
 		return nil, err
 	}
+	here, err := nsx.Identity(o.NetNS)
+	if err != nil {
+		return nil, err
+	}
+	boot := bootID(o.fsRoot())
 	var b *Backup
-	for i := len(all) - 1; i >= 0; i-- {
-		x := all[i]
-		if (id != "" && x.ID == id) || (id == "" && x.State == "applied" && x.NetNS == o.NetNS) {
+	for i := len(l.Backups) - 1; i >= 0; i-- {
+		x := l.Backups[i]
+		if (id != "" && x.ID == id) || (id == "" && x.State == "applied" && sameNamespace(x, here, boot) && (x.NetNSID != "" || x.NetNS == o.NetNS)) {
 			b = &x
 			break
 		}
 	}
 	if b == nil {
+		for _, s := range l.Skipped {
+			if id != "" && s.ID == id {
+				return nil, fmt.Errorf("backup %s: %s", id, s.Why)
+			}
+		}
 		if id != "" {
 			return nil, fmt.Errorf("no backup %q (tcptune rollback --list)", id)
 		}
-		return nil, fmt.Errorf("no backup to roll back for namespace %q (tcptune rollback --list)", o.NetNS)
+		return nil, fmt.Errorf("no backup to roll back for namespace %s (tcptune rollback --list)", Backup{NetNS: o.NetNS, NetNSID: here}.Where())
 	}
-	if b.State == "rolled-back" && !o.Force {
-		return b, fmt.Errorf("rollback %s: already rolled back; --force restores its old values again", b.ID)
+	ns := b.NetNS // a backup without an identity: the namespace it names
+	if b.NetNSID != "" {
+		if !sameNamespace(*b, here, boot) {
+			this := Backup{NetNS: o.NetNS, NetNSID: here}
+			if this.NetNS == "" {
+				this.NetNS = nsx.NameOf(here)
+			}
+			do := "it is gone with that namespace"
+			if b.NetNS != "" && nsx.NameOf(b.NetNSID) == b.NetNS {
+				do = "run: tcptune rollback " + b.ID + " --netns " + b.NetNS
+			}
+			return b, fmt.Errorf("rollback %s: the backup belongs to network namespace %s (%s), not to %s (%s); %s", b.ID, b.Where(), b.NetNSID, this.Where(), here, do)
+		}
+		ns = o.NetNS // where here was read: the backup's namespace
+	}
+	if b.State == "rolled-back" && !o.Again {
+		return b, fmt.Errorf("rollback %s: already rolled back; --again restores its old values once more", b.ID)
 	}
 	if b.PersistFile != "" && filepath.Clean(b.PersistFile) != o.PersistFile() {
 		return b, fmt.Errorf("rollback %s: the backup names %q; apply only writes %s", b.ID, b.PersistFile, o.PersistFile())
@@ -696,8 +744,13 @@ func Rollback(id string, o Options) (*Backup, error) {
 			return b, fmt.Errorf("rollback %s: the backup names %q, not a network configuration file apply --persist writes", b.ID, f.Path)
 		}
 	}
-	err = nsx.Do(b.NetNS, func() error {
-		var drift []string
+	// Every check before the first write: values, then files.
+	ignore := o.IgnoreDrift || b.State != "applied"
+	plan, drift, err := planFiles(b, ignore)
+	if err != nil {
+		return b, fmt.Errorf("rollback %s: %w", b.ID, err)
+	}
+	err = nsx.Do(ns, func() error {
 		for _, c := range b.Changes {
 			// An old value is the kernel's own, read before apply wrote:
 			// it may lie outside the catalogue's bounds, so only its form
@@ -711,19 +764,93 @@ func Rollback(id string, o Options) (*Backup, error) {
 				drift = append(drift, fmt.Sprintf("%s: old %s → live %s (apply wrote %s) → restore %s", c.Key, c.Old, norm(live), c.New, c.Old))
 			}
 		}
-		if len(drift) > 0 && !o.Force {
-			return fmt.Errorf("changed since backup %s was applied, left alone (--force restores anyway): %s", b.ID, strings.Join(drift, "; "))
+		if len(drift) > 0 && !ignore {
+			return fmt.Errorf("changed since backup %s was applied, left alone (--ignore-drift restores anyway): %s", b.ID, strings.Join(drift, "; "))
 		}
 		return restore(o.fs(), b.Changes)
 	})
 	if err != nil {
 		return b, fmt.Errorf("rollback %s: %w", b.ID, err)
 	}
-	if err := restoreFiles(b); err != nil {
+	if err := writeFiles(plan); err != nil {
 		return b, fmt.Errorf("rollback %s: %w", b.ID, err)
 	}
 	b.State = "rolled-back"
 	return b, save(o.BackupDir, b)
+}
+
+// fileWrite is one file rollback writes back: data, or a removal (nil).
+type fileWrite struct {
+	path string
+	data *string
+	mode os.FileMode
+}
+
+// planFiles is what rolling back b's persisted files writes, and the
+// drift it found: a network configuration file that no longer holds
+// what apply wrote (a later apply or an edit: restoring it would undo
+// that too, or resurrect an older backup's contents), a sysctl.d key no
+// longer at the value apply wrote. With ignore, drifted files and keys
+// are restored all the same.
+func planFiles(b *Backup, ignore bool) ([]fileWrite, []string, error) {
+	var out []fileWrite
+	var drift []string
+	for i := len(b.Files) - 1; i >= 0; i-- {
+		f := b.Files[i]
+		mode := f.Mode & 0o644 // a backup never widens a file's mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		if f.NewSum != "" {
+			cur, err := os.ReadFile(f.Path)
+			switch {
+			case os.IsNotExist(err):
+				drift = append(drift, f.Path+": removed since apply wrote it")
+			case err != nil:
+				return nil, nil, err
+			case sum(string(cur)) != f.NewSum:
+				drift = append(drift, f.Path+": changed since apply wrote it")
+			}
+		}
+		out = append(out, fileWrite{path: f.Path, data: f.Old, mode: mode})
+	}
+	switch {
+	case b.PersistFile == "":
+	case b.PersistKeys == nil: // a backup of the whole file
+		out = append(out, fileWrite{path: b.PersistFile, data: b.PersistOld, mode: 0o644})
+	default:
+		cur, err := os.ReadFile(b.PersistFile)
+		if err != nil && !os.IsNotExist(err) {
+			return nil, nil, err
+		}
+		text, d := unmergeConf(string(cur), b.PersistKeys, ignore)
+		for _, x := range d {
+			drift = append(drift, b.PersistFile+": "+x)
+		}
+		w := fileWrite{path: b.PersistFile, data: &text, mode: 0o644}
+		if !settingsLeft(text) {
+			w.data = nil // the file is apply's own, and nothing is left in it
+		}
+		out = append(out, w)
+	}
+	return out, drift, nil
+}
+
+// writeFiles carries out planFiles' writes.
+func writeFiles(ws []fileWrite) error {
+	var errs []error
+	for _, w := range ws {
+		var err error
+		if w.data == nil {
+			err = removeDurably(w.path)
+		} else {
+			err = writeFileDurably(w.path, []byte(*w.data), w.mode)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func norm(v string) string { return strings.Join(strings.Fields(v), " ") }

@@ -17,10 +17,7 @@ func WriteList(w io.Writer, backups []Backup) error {
 		for _, c := range b.Changes {
 			keys = append(keys, c.Key)
 		}
-		ns := b.NetNS
-		if ns == "" {
-			ns = "(host)"
-		}
+		ns := b.Where()
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.ID, b.Time.Format(time.RFC3339), ns, b.State, strings.Join(keys, ","))
 	}
 	return tw.Flush()
@@ -52,6 +49,9 @@ func (o Outcome) WriteApplied(w io.Writer) {
 			fmt.Fprintf(w, "persisted in %s\n", f)
 		}
 	}
+	for _, x := range o.Overrides {
+		fmt.Fprintf(w, "warning: %s sets %s = %s and is read after tcptune's sysctl.d file: at boot its value wins\n", x.File, x.Key, x.Value)
+	}
 }
 
 // WriteRolledBack writes what rollback restored.
@@ -64,16 +64,25 @@ func (o Outcome) WriteRolledBack(w io.Writer) {
 // the root of the network configuration that the environment names,
 // where it does (TCPTUNE_STATE_DIR, TCPTUNE_SYSCTL_D,
 // TCPTUNE_CONFIG_ROOT): how tests, the lab and the Ansible modules keep
-// the host's own state apart.
-func (o Options) FromEnv(getenv func(string) string) Options {
-	if d := getenv("TCPTUNE_STATE_DIR"); d != "" {
-		o.BackupDir = d + "/backups"
+// the host's own state apart. Each is honoured only under the checks the
+// backup directory gets (absolute; it, or the nearest part of it that
+// exists, a directory of the user running tcptune that no one else may
+// write, not a link): root's writes are not sent where another user
+// could have prepared the ground.
+func (o Options) FromEnv(getenv func(string) string) (Options, error) {
+	for _, v := range []struct {
+		name string
+		to   *string
+		sub  string
+	}{{"TCPTUNE_STATE_DIR", &o.BackupDir, "/backups"}, {"TCPTUNE_SYSCTL_D", &o.SysctlD, ""}, {"TCPTUNE_CONFIG_ROOT", &o.ConfigRoot, ""}} {
+		d := getenv(v.name)
+		if d == "" {
+			continue
+		}
+		if err := trustedPath(d); err != nil {
+			return o, fmt.Errorf("%s=%s: %w", v.name, d, err)
+		}
+		*v.to = d + v.sub
 	}
-	if d := getenv("TCPTUNE_SYSCTL_D"); d != "" {
-		o.SysctlD = d
-	}
-	if d := getenv("TCPTUNE_CONFIG_ROOT"); d != "" {
-		o.ConfigRoot = d
-	}
-	return o
+	return o, nil
 }

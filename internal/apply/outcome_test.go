@@ -1,6 +1,8 @@
 package apply
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,11 +32,28 @@ func TestOutcomeText(t *testing.T) {
 			t.Errorf("%+v: %q", tc.out, w.String())
 		}
 	}
-	env := map[string]string{"TCPTUNE_STATE_DIR": "/tmp/st", "TCPTUNE_SYSCTL_D": "/tmp/sd"}
-	if o := (Options{NetNS: "x"}).FromEnv(func(k string) string { return env[k] }); o.BackupDir != "/tmp/st/backups" || o.SysctlD != "/tmp/sd" || o.NetNS != "x" {
-		t.Errorf("from the environment: %+v", o)
+	dir := t.TempDir()
+	os.Chmod(dir, 0o700)
+	env := map[string]string{"TCPTUNE_STATE_DIR": dir + "/st", "TCPTUNE_SYSCTL_D": dir + "/sd"}
+	if o, err := (Options{NetNS: "x"}).FromEnv(func(k string) string { return env[k] }); err != nil || o.BackupDir != dir+"/st/backups" || o.SysctlD != dir+"/sd" || o.NetNS != "x" {
+		t.Errorf("from the environment: %+v %v", o, err)
 	}
-	if o := (Options{}).FromEnv(func(string) string { return "" }); o.BackupDir != "" || o.SysctlD != "" {
-		t.Errorf("empty environment: %+v", o)
+	if o, err := (Options{}).FromEnv(func(string) string { return "" }); err != nil || o.BackupDir != "" || o.SysctlD != "" {
+		t.Errorf("no environment: %+v", o)
+	}
+	// Root's writes are not sent where others could prepare the ground.
+	open := filepath.Join(dir, "open")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	os.Symlink(dir, filepath.Join(dir, "link"))
+	for _, bad := range []string{"relative/dir", open + "/sysctl.d", dir + "/link"} {
+		if _, err := (Options{}).FromEnv(func(k string) string {
+			if k == "TCPTUNE_SYSCTL_D" {
+				return bad
+			}
+			return ""
+		}); err == nil || !strings.Contains(err.Error(), "TCPTUNE_SYSCTL_D="+bad) {
+			t.Errorf("%s: %v", bad, err)
+		}
 	}
 }

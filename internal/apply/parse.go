@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tcptune/tcptune/internal/sysctl"
 )
 
 // KV is one key = value line.
@@ -41,7 +43,7 @@ func Parse(r io.Reader) ([]KV, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", n, err)
 		}
-		if prev, dup := seen[kv.Key]; dup {
+		if prev, dup := seen[kv.Key]; dup { // in either spelling: ParseSet made it canonical
 			return nil, fmt.Errorf("line %d: %s already set on line %d", n, kv.Key, prev)
 		}
 		seen[kv.Key] = n
@@ -61,5 +63,21 @@ func ParseSet(s string) (KV, error) {
 	if strings.HasPrefix(k, "-") {
 		return KV{}, fmt.Errorf("%s: the '-' (ignore errors) prefix is not accepted", k)
 	}
-	return KV{Key: strings.ReplaceAll(k, "/", "."), Value: v}, nil
+	return KV{Key: sysctl.Canonical(k), Value: v}, nil
+}
+
+// CheckDuplicates refuses a request that sets one key twice (in either
+// spelling, net.ipv4.tcp_rmem or net/ipv4/tcp_rmem): which value was
+// meant is not for apply to guess, and rollback would see the first
+// value as drift.
+func CheckDuplicates(kvs []KV) error {
+	seen := map[string]KV{}
+	for _, kv := range kvs {
+		k := sysctl.Canonical(kv.Key)
+		if prev, dup := seen[k]; dup {
+			return fmt.Errorf("%s: set twice in one request (%q and %q); give each key once", k, prev.Value, kv.Value)
+		}
+		seen[k] = kv
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -66,52 +67,85 @@ func trusted(path string, dir bool) error {
 	return nil
 }
 
-// readTrusted checks the backup directory and every file in it, then
-// parses the backups: a file must be named by a valid ID, say that ID,
-// and name a valid namespace.
-func readTrusted(dir string) ([]Backup, error) {
+// Skip is an entry of the backup directory that is not a backup
+// rollback may trust: its path, the ID its name gives (if any), and why.
+type Skip struct {
+	Path, ID, Why string
+}
+
+func (s Skip) String() string { return s.Path + ": " + s.Why }
+
+// trustedPath checks a directory named from outside (the
+// environment): absolute, and it or the nearest part of it that exists
+// trusted as the backup directory is.
+func trustedPath(d string) error {
+	if !filepath.IsAbs(d) {
+		return errors.New("not an absolute path")
+	}
+	for p := filepath.Clean(d); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil {
+			return trusted(p, true)
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
+}
+
+// readTrusted checks the backup directory, then each entry in it: a
+// backup is a regular file named by a valid ID, trusted (see trusted),
+// that parses, says that ID and names a valid namespace. Any other
+// entry (a subdirectory, a stray file, a file others may write) is
+// skipped with the reason; only an untrusted directory is an error.
+func readTrusted(dir string) ([]Backup, []Skip, error) {
 	if err := trusted(dir, true); err != nil {
 		if os.IsNotExist(err) {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, fmt.Errorf("backup directory: %w", err)
+		return nil, nil, fmt.Errorf("backup directory: %w", err)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []Backup
+	var skipped []Skip
 	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		if err := trusted(p, false); err != nil {
-			if e.Name() == lockName && e.Type().IsRegular() {
-				continue // the lock holds no instruction
-			}
-			return nil, fmt.Errorf("backup directory: %w", err)
+		name := e.Name()
+		if name == lockName || strings.HasPrefix(name, "."+lockName) || (strings.HasPrefix(name, ".") && strings.Contains(name, ".json.tmp-")) {
+			continue // the lock, and a save's temporary file: no instruction
 		}
-		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok {
+		p := filepath.Join(dir, name)
+		id, _ := strings.CutSuffix(name, ".json")
+		skip := func(why string) { skipped = append(skipped, Skip{Path: p, ID: id, Why: why}) }
+		if !strings.HasSuffix(name, ".json") || ValidateID(id) != nil {
+			skip("not a backup (a backup is ID.json, ID as YYYYMMDD-HHMMSS-xxxxxx)")
 			continue
 		}
-		if err := ValidateID(id); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+		if err := trusted(p, false); err != nil {
+			skip(strings.TrimPrefix(err.Error(), p+": "))
+			continue
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, err
+			skip(err.Error())
+			continue
 		}
 		var b Backup
 		if err := json.Unmarshal(data, &b); err != nil {
-			return nil, fmt.Errorf("%s: %v", p, err)
+			skip("not valid JSON: " + err.Error())
+			continue
 		}
 		if b.ID != id {
-			return nil, fmt.Errorf("%s: says it is backup %q; refusing it", p, b.ID)
+			skip(fmt.Sprintf("says it is backup %q; refusing it", b.ID))
+			continue
 		}
 		if err := ValidateNetNS(b.NetNS); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+			skip(err.Error())
+			continue
 		}
 		b.Forced = false // never taken from a file: rollback --force decides
 		out = append(out, b)
 	}
-	return out, nil
+	return out, skipped, nil
 }

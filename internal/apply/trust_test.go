@@ -24,7 +24,9 @@ func plant(t *testing.T, o Options, name, body string, mode os.FileMode) string 
 
 // Crafted backups are refused and write nothing: what a file says about
 // itself ("forced", its id, its namespace) decides nothing, and a file
-// or directory others may write, or a link, is not read at all.
+// or directory others may write, or a link, is not read at all. A bad
+// entry is skipped with its reason (rollback of the others goes on),
+// and tune's check for interrupted trials fails closed on it.
 func TestRollbackTrustsNothing(t *testing.T) {
 	const id = "20260101-000000-aaaaaa"
 	good := func(extra string) string {
@@ -43,7 +45,13 @@ func TestRollbackTrustsNothing(t *testing.T) {
 		}, "says it is backup"},
 		{"a name that is no id", func(t *testing.T, o Options) {
 			plant(t, o, "zzz-newest.json", good(""), 0o600)
-		}, "not of the form"},
+		}, "not a backup"},
+		{"a subdirectory", func(t *testing.T, o Options) {
+			os.MkdirAll(filepath.Join(o.BackupDir, "old"), 0o700)
+		}, "not a backup"},
+		{"a group-writable backup", func(t *testing.T, o Options) {
+			plant(t, o, id+".json", good(""), 0o664)
+		}, "writable by others"},
 		{"a namespace that is a path", func(t *testing.T, o Options) {
 			plant(t, o, id+".json", good(`,"netns":"../../proc/1/ns/net"`), 0o600)
 		}, "--netns"},
@@ -70,10 +78,26 @@ func TestRollbackTrustsNothing(t *testing.T) {
 			c.setup(t, o)
 			_, err := Rollback("", o)
 			if err == nil {
-				_, err = Rollback(id, o)
+				t.Fatal("rolled back")
 			}
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err %v, want %q", err, c.want)
+			msg := err.Error()
+			if _, err := Rollback(id, o); err != nil {
+				msg += "; " + err.Error()
+			}
+			l, err := ListAll(o)
+			if err != nil {
+				msg += "; " + err.Error()
+			}
+			for _, s := range l.Skipped {
+				msg += "; " + s.String()
+			}
+			if !strings.Contains(msg, c.want) {
+				t.Fatalf("%s, want %q", msg, c.want)
+			}
+			if len(l.Skipped) > 0 {
+				if _, err := Interrupted(o); err == nil || !strings.Contains(err.Error(), l.Skipped[0].Path) {
+					t.Errorf("the interrupted-trial check passed over %v: %v", l.Skipped, err)
+				}
 			}
 			if after := values(t, o); !same(before, after) {
 				t.Fatalf("wrote %v (was %v)", after, before)
@@ -97,8 +121,9 @@ func TestRollbackForceFromTheCommandLine(t *testing.T) {
 	}
 }
 
-// A value someone changed since apply wrote it is named and left alone;
-// a backup already rolled back is not restored again; both with --force.
+// A value someone changed since apply wrote it is named and left alone
+// (--ignore-drift restores it); a backup already rolled back is not
+// restored again (--again does).
 func TestRollbackDriftAndTwice(t *testing.T) {
 	o := fixture(t)
 	b, _, err := Apply([]KV{{Key: "net.ipv4.tcp_wmem", Value: "4096 16384 8388608"}}, o)
@@ -113,13 +138,20 @@ func TestRollbackDriftAndTwice(t *testing.T) {
 	if v, _ := o.FS.Get("net.ipv4.tcp_wmem"); norm(v) != "4096 16384 6291456" {
 		t.Fatalf("the manual change was overwritten: %q", v)
 	}
-	o.Force = true
+	o.Force = true // keys outside the catalogue: not drift
+	if _, err := Rollback(b.ID, o); err == nil {
+		t.Fatal("--force restored a drifted value")
+	}
+	o.Force, o.IgnoreDrift = false, true
 	if _, err := Rollback(b.ID, o); err != nil {
 		t.Fatal(err)
 	}
-	o.Force = false
 	if _, err := Rollback(b.ID, o); err == nil || !strings.Contains(err.Error(), "already rolled back") {
 		t.Fatalf("second rollback: %v", err)
+	}
+	o.Again = true
+	if _, err := Rollback(b.ID, o); err != nil {
+		t.Fatalf("--again: %v", err)
 	}
 }
 

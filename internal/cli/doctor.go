@@ -36,7 +36,11 @@ entries), the evidence, what to do ("→") and the command that does it
 			h := doctor.Host{Root: root, Iface: iface, Peer: peer, Port: port, Rate: rate}
 			if root == "/" {
 				h.Probe = doctor.Live{}
-				h.Backups = applyOptions("", false, false).BackupDir
+				ao, err := applyOptions("", false, false)
+				if err != nil {
+					return err
+				}
+				h.Backups = ao.BackupDir
 				if h.Backups == "" {
 					h.Backups = "/var/lib/tcptune/backups"
 				}

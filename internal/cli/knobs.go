@@ -89,7 +89,7 @@ func newShowCmd() *cobra.Command {
 
 // applyOptions builds apply options (with the environment's state
 // directories).
-func applyOptions(netns string, persist, dry bool) apply.Options {
+func applyOptions(netns string, persist, dry bool) (apply.Options, error) {
 	return apply.Options{NetNS: netns, Persist: persist, DryRun: dry}.FromEnv(os.Getenv)
 }
 
@@ -118,7 +118,10 @@ func newApplyCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o := applyOptions(netns, persist, dry)
+			o, err := applyOptions(netns, persist, dry)
+			if err != nil {
+				return err
+			}
 			o.Force = force
 			if !dry {
 				unlock, err := apply.Lock(o)
@@ -129,6 +132,9 @@ func newApplyCmd() *cobra.Command {
 			}
 			b, changes, err := apply.Apply(kvs, o)
 			out, w := apply.Applied(b, changes, dry), cmd.OutOrStdout()
+			if persist {
+				out.Overrides = apply.Overrides(kvs, o)
+			}
 			switch {
 			case err != nil && b == nil:
 				return err // refused before anything was written
@@ -153,19 +159,26 @@ func newApplyCmd() *cobra.Command {
 
 func newRollbackCmd() *cobra.Command {
 	var netns string
-	var list, asJSON, force bool
+	var list, asJSON, force, again, ignoreDrift bool
 	cmd := &cobra.Command{
-		Use:   "rollback [ID] [--netns NS] [--force] [--json] | --list [--json]",
+		Use:   "rollback [ID] [--netns NS] [--force] [--again] [--ignore-drift] [--json] | --list [--json]",
 		Short: "Restore the values a tcptune apply replaced (Linux)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := applyOptions(netns, false, false)
+			o, err := applyOptions(netns, false, false)
+			if err != nil {
+				return err
+			}
 			w := cmd.OutOrStdout()
+			l, err := apply.ListAll(o)
+			if err != nil {
+				return err
+			}
+			for _, s := range l.Skipped {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tcptune: warning - skipped %s\n", s)
+			}
 			if list {
-				all, err := apply.List(o)
-				if err != nil {
-					return err
-				}
+				all := l.Backups
 				if asJSON {
 					if all == nil {
 						all = []apply.Backup{}
@@ -178,7 +191,7 @@ func newRollbackCmd() *cobra.Command {
 			if len(args) == 1 {
 				id = args[0]
 			}
-			o.Force = force
+			o.Force, o.Again, o.IgnoreDrift = force, again, ignoreDrift
 			unlock, err := apply.Lock(o)
 			if err != nil {
 				return err
@@ -195,9 +208,11 @@ func newRollbackCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&netns, "netns", "", "the namespace whose latest backup to restore")
+	cmd.Flags().StringVar(&netns, "netns", "", "restore in this network namespace (a backup made there, or its latest)")
 	cmd.Flags().BoolVar(&list, "list", false, "list backups")
-	cmd.Flags().BoolVar(&force, "force", false, "restore keys outside the catalogue, a backup already rolled back, or values changed since apply wrote them")
+	cmd.Flags().BoolVar(&force, "force", false, "also restore keys outside tcptune's catalogue (as apply --force wrote them)")
+	cmd.Flags().BoolVar(&again, "again", false, "restore a backup that was already rolled back")
+	cmd.Flags().BoolVar(&ignoreDrift, "ignore-drift", false, "restore values and files even where they changed since apply wrote them")
 	cmd.Flags().BoolVarP(&asJSON, "json", "J", false, "print JSON: what was restored, or with --list the backups")
 	return cmd
 }

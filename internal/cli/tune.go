@@ -86,7 +86,11 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 						return fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", link.rate)
 					}
 				}
-				e, release, err := tune.OpenPeer(peer, port, applyOptions("", false, false))
+				ao, err := applyOptions("", false, false)
+				if err != nil {
+					return err
+				}
+				e, release, err := tune.OpenPeer(peer, port, ao)
 				if err != nil {
 					return err
 				}

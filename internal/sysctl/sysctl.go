@@ -24,9 +24,11 @@ func Host() FS { return FS{Root: "/"} }
 // ROOT/proc/sys/net/ipv4/tcp_rmem; net.ipv4.conf.eth0/100.rp_filter
 // becomes .../conf/eth0.100/rp_filter. A key whose components, after
 // that translation, are "." or ".." (net.//.tmp) or that would leave
-// /proc/sys is refused.
+// /proc/sys is refused. A key written as a path (net/ipv4/tcp_rmem) is
+// read as sysctl(8) reads it (Canonical).
 func (f FS) Path(key string) (string, error) {
 	bad := fmt.Errorf("invalid sysctl key %q", key)
+	key = Canonical(key)
 	if key == "" || strings.Contains(key, "..") || strings.ContainsAny(key, " \t\n\x00\\") {
 		return "", bad
 	}

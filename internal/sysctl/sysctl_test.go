@@ -58,3 +58,25 @@ func TestPathStaysUnderProcSys(t *testing.T) {
 		}
 	}
 }
+
+func TestCanonical(t *testing.T) {
+	for in, want := range map[string]string{
+		"net.ipv4.tcp_rmem":                 "net.ipv4.tcp_rmem",
+		"net/ipv4/tcp_rmem":                 "net.ipv4.tcp_rmem",
+		"net.ipv4.conf.eth0/100.forwarding": "net.ipv4.conf.eth0/100.forwarding",
+		"net/ipv4/conf/eth0.100/forwarding": "net.ipv4.conf.eth0/100.forwarding",
+		"kernel":                            "kernel",
+		"link.eth0/100.mtu":                 "link.eth0/100.mtu",
+	} {
+		if got := Canonical(in); got != want {
+			t.Errorf("Canonical(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Both spellings name one file.
+	f := FS{Root: "/r"}
+	a, _ := f.Path(Canonical("net/ipv4/conf/eth0.100/forwarding"))
+	b, _ := f.Path("net.ipv4.conf.eth0/100.forwarding")
+	if a != b || a != "/r/proc/sys/net/ipv4/conf/eth0.100/forwarding" {
+		t.Errorf("%s %s", a, b)
+	}
+}

@@ -173,7 +173,10 @@ func (e *Setup) Set(kvs []apply.KV) (func() error, error) {
 		o.TrialPID = os.Getpid() // a trial: Interrupted finds it if this process dies
 		b, _, err := apply.Apply(e.local(i, kvs), o)
 		if err != nil {
-			if b != nil {
+			// A backup whose values were all put back is discarded; one
+			// left partly restored is the only record of what the host
+			// held: it stays, and rollback names it.
+			if b != nil && b.State == "restored" {
 				apply.Discard(b.ID, e.opts(ns))
 			}
 			return nil, errors.Join(err, undo())

@@ -1,8 +1,10 @@
 package tune
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tcptune/tcptune/internal/apply"
@@ -75,5 +77,37 @@ func TestLinkKeysPerNamespace(t *testing.T) {
 	}
 	if a := e.local(0, kvs); a[0].Key != "link.tlab1a.mtu" {
 		t.Fatalf("for a: %+v", a)
+	}
+}
+
+// A trial whose apply failed and whose restore failed too keeps its
+// backup (the only record of the old values), named in the error; the
+// next tune refuses to start over it; a stray entry in the backup
+// directory stops tune too, naming it.
+func TestSetupKeepsAPartlyRestoredTrial(t *testing.T) {
+	e, fs := fixtureSetup(t, map[string]string{keyWmem: "4096 16384 4194304", keyRmem: "4096 131072 6291456"})
+	first, _ := fs.Path(keyWmem)
+	e.Apply.BeforeWrite = func(i int, _ apply.Change) error {
+		if i == 1 {
+			os.Chmod(first, 0o444) // the first key cannot be written back
+			if os.Geteuid() == 0 {
+				os.Remove(first) // root writes read-only files: take it away
+			}
+			return errors.New("EIO")
+		}
+		return nil
+	}
+	_, err := e.Set([]apply.KV{{Key: keyWmem, Value: "4096 16384 8388608"}, {Key: keyRmem, Value: "4096 131072 16777216"}})
+	if err == nil {
+		t.Fatal("a failed trial succeeded")
+	}
+	bs, lerr := apply.List(e.Apply)
+	if lerr != nil || len(bs) != 1 || bs[0].State != "partly-restored" || !strings.Contains(err.Error(), bs[0].ID) {
+		t.Fatalf("backups %+v (%v) for %v", bs, lerr, err)
+	}
+	e.Apply.BeforeWrite = nil
+	os.MkdirAll(filepath.Join(e.Apply.BackupDir, "stray"), 0o700)
+	if err := Interrupted(e.Apply); err == nil || !strings.Contains(err.Error(), "stray") {
+		t.Fatalf("a stray entry: %v", err)
 	}
 }

@@ -36,10 +36,15 @@ func (o Options) Validate(onLab bool) error {
 // Interrupted refuses to tune over the trial settings an earlier tune
 // left live when it was killed (the baseline would be them): it names
 // each and the rollback that undoes it. o are the apply options whose
-// backups tune uses.
+// backups tune uses. A backup directory it cannot fully read stops it
+// too, naming the entry.
 func Interrupted(o apply.Options) error {
 	bs, err := apply.Interrupted(o)
-	if err != nil || len(bs) == 0 {
+	if err != nil {
+		// Fail closed: what cannot be read could be an interrupted trial.
+		return fmt.Errorf("tune: cannot rule out an interrupted earlier run: %w", err)
+	}
+	if len(bs) == 0 {
 		return nil
 	}
 	var lines []string
