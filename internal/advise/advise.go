@@ -29,6 +29,10 @@ type Input struct {
 	TCPMemMax   int64         // Linux tcp_mem max in bytes (0 = unknown)
 	Role        string        // host, storage, firewall, router
 	OS          string        // linux, freebsd, solaris10, solaris11, macos, windows
+	// RateAsWritten is the rate in the user's unit with its reading in
+	// bits ("125MB/s = 1 Gbit/s (bytes per second × 8)"), echoed as
+	// given; "" prints the rate in bits alone.
+	RateAsWritten string
 }
 
 // MarshalJSON writes the input with snake_case keys that carry their

@@ -58,7 +58,11 @@ func Render(a Advice, format string) (string, error) {
 }
 
 func path(a Advice) string {
-	return fmt.Sprintf("%s × %s, %d stream(s)", units.FormatRateShort(a.Input.Rate), units.FormatDuration(a.Input.RTT), a.Input.Streams)
+	rate := units.FormatRateShort(a.Input.Rate)
+	if a.Input.RateAsWritten != "" {
+		rate = a.Input.RateAsWritten
+	}
+	return fmt.Sprintf("%s × %s, %d stream(s)", rate, units.FormatDuration(a.Input.RTT), a.Input.Streams)
 }
 
 func header(b *strings.Builder, a Advice, c string) {

@@ -67,7 +67,7 @@ entries), the evidence, what to do ("→") and the command that does it
 	fs := cmd.Flags()
 	fs.StringVar(&peer, "peer", "", "check the path to HOST: path MTU, RTT and BDP")
 	flagx.IntVarP(fs, &port, "port", "p", 5201, 1, 65535, "a port", "TCP port for the RTT probes (a closed port answers too)")
-	flagx.RateVarP(fs, &rate, "rate", "", "the path's rate for the BDP, e.g. 1gbit (default: the NIC's link speed)")
+	flagx.PathRateVarP(fs, &rate, nil, "rate", "", "the path's rate for the BDP, e.g. 1gbit or 125MB/s (default: the NIC's link speed)")
 	fs.StringVar(&iface, "iface", "", "interface to check (default: the route to --peer, or the default route)")
 	fs.BoolVarP(&asJSON, "json", "J", false, "output JSON")
 	fs.StringVar(&root, "root", "/", "read /proc and /sys under this directory (a fixture tree); live probes only with /")

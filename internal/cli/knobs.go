@@ -44,7 +44,7 @@ func newAdviseCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	flagx.RateVarP(f, &in.Rate, "rate", "", "path or NIC rate, e.g. 1gbit, 10G (required)")
+	flagx.PathRateVarP(f, &in.Rate, &in.RateAsWritten, "rate", "", "path or NIC rate with its unit: bits (1gbit, 10G, 500Mbit/s) or bytes (125MB/s) (required)")
 	flagx.SecondsVarP(f, &in.RTT, "rtt", "", 0, time.Millisecond, 10*time.Second, false, "round-trip time, e.g. 50ms (required)")
 	flagx.IntVarP(f, &streams, "streams", "", 1, 1, 1024, "streams", "parallel streams per transfer")
 	flagx.IntVarP(f, &conns, "connections", "", 100, 1, 10000000, "connections", "concurrent connections on the host (for the memory budget)")

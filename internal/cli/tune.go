@@ -82,8 +82,8 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 				env = e
 			} else {
 				if cmd.Flags().Changed("rate") {
-					if o.Rate, err = units.ParseRate(link.rate); err != nil || o.Rate <= 0 {
-						return fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", link.rate)
+					if o.Rate, _, err = units.ParsePathRate(link.rate); err != nil {
+						return fmt.Errorf("--rate: accepts a path's rate with its unit, e.g. 100mbit, 1gbit, 125MB/s: %v", err)
 					}
 				}
 				ao, err := applyOptions("", false, false)

@@ -73,19 +73,44 @@ type rateValue struct{ p *float64 }
 func (v *rateValue) String() string { return strconv.FormatFloat(*v.p, 'f', -1, 64) }
 func (v *rateValue) Type() string   { return "rate" }
 func (v *rateValue) Set(s string) error {
-	// iperf3 allows "rate/burst"; the burst is accepted and ignored.
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			s = s[:i]
-			break
-		}
+	// iperf3 allows "rate/burst" (a packet count); the burst is accepted
+	// and ignored. "/s" is a unit (125MB/s), not a burst.
+	if i := strings.LastIndexByte(s, '/'); i > 0 && i < len(s)-1 && strings.Trim(s[i+1:], "0123456789") == "" {
+		s = s[:i]
 	}
 	r, err := units.ParseRate(s)
 	if err != nil {
-		return fmt.Errorf("accepts a bit rate, e.g. 100M, 1gbit, 2.5G, 500mbit (0 = unlimited)")
+		return fmt.Errorf("accepts a rate in bits/s, e.g. 100M, 1gbit, 2.5G, 500mbit, or bytes/s, e.g. 125MB/s (0 = unlimited): %v", err)
 	}
 	*v.p = r
 	return nil
+}
+
+type pathRateValue struct {
+	p   *float64
+	how *string
+}
+
+func (v *pathRateValue) String() string { return strconv.FormatFloat(*v.p, 'f', -1, 64) }
+func (v *pathRateValue) Type() string   { return "rate" }
+func (v *pathRateValue) Set(s string) error {
+	r, how, err := units.ParsePathRate(s)
+	if err != nil {
+		return fmt.Errorf("accepts a path's rate with its unit, bits (1gbit, 10G, 500Mbit/s) or bytes (125MB/s): %v", err)
+	}
+	*v.p = r
+	if v.how != nil {
+		*v.how = how
+	}
+	return nil
+}
+
+// PathRateVarP defines the rate of a path or link (advise, doctor,
+// tune): a unit is required and the rate lies within 1 Mbit/s ..
+// 1 Tbit/s (units.ParsePathRate); how, if not nil, gets the reading in
+// the user's unit and in bits, to echo.
+func PathRateVarP(fs *pflag.FlagSet, p *float64, how *string, name, short string, usage string) {
+	fs.VarP(&pathRateValue{p: p, how: how}, name, short, usage)
 }
 
 // RateVarP defines a bit-rate flag (100M, 1gbit; iperf3's "rate/burst"

@@ -29,10 +29,14 @@ func TestValues(t *testing.T) {
 	if n != 4 || size != 4<<20 || rate != 100e6 || d != 0 || unit != 'a' {
 		t.Fatalf("n %d size %d rate %g d %v unit %q", n, size, rate, d, unit)
 	}
+	// "/s" is a unit, not iperf3's burst.
+	if err := fs.Parse([]string{"-b", "125MB/s"}); err != nil || rate != 1e9 {
+		t.Fatalf("-b 125MB/s: %g %v", rate, err)
+	}
 	for _, bad := range []struct{ args, want string }{
 		{"-P 0", "accepts streams 1..128"},
 		{"-w 2G", "accepts a size in bytes up to 1073741824"},
-		{"-b fast", "accepts a bit rate"},
+		{"-b fast", "accepts a rate in bits/s"},
 		{"-i 0.05", "accepts 0 or 0.1..60 seconds"},
 		{"-f x", "accepts one of k, m, g, t"},
 	} {

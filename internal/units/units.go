@@ -1,12 +1,13 @@
 // Package units parses and formats the quantities network engineers type:
 // byte sizes (4M, 4MiB, 4MB), bit rates (1gbit, 10G, 500mbit) and
-// durations (50ms, 0.05s), following iperf3 and sysctl habits.
+// durations (50ms, 0.05s), following iperf3, tc and sysctl habits.
 //
 // Sizes: a bare K/M/G/T suffix and the IEC forms KiB/MiB/GiB/TiB are
 // binary (×1024), as in iperf3's -w/-l/-n and in sysctl values; the SI
-// forms KB/MB/GB/TB are decimal (×1000). Rates are always decimal bits
-// per second (k=1e3, m=1e6, g=1e9, t=1e12), as in iperf3's -b; a trailing
-// "B/s" or "Bps" means bytes per second and is multiplied by 8.
+// forms KB/MB/GB/TB are decimal (×1000). Rates are decimal (k=1e3,
+// m=1e6, g=1e9, t=1e12; Ki, Mi, Gi, Ti binary, as tc), bits per second
+// by default as in iperf3's -b; a capital B (MB/s, MBps, MB) or "byte"
+// means bytes per second and is multiplied by 8 (see ReadRate).
 package units
 
 import (
@@ -82,46 +83,110 @@ func DescribeBytesUnit(s string) string {
 	return ""
 }
 
-var rateSuffix = map[string]float64{
-	"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12,
+// Rate is a rate as the user wrote it and what it was read as.
+type Rate struct {
+	Bits  float64 // bits per second
+	Bytes bool    // written in bytes per second (×8 taken)
+	Bare  bool    // a number without a unit (bits per second, as iperf3 -b)
 }
 
-// ParseRate parses a bit rate: "1gbit", "10G", "500mbit", "100M", "1.5g",
-// "100Mbps" (bits) or "125MB/s" (bytes per second, ×8). It returns bits/s.
-func ParseRate(s string) (float64, error) {
+// ratePrefix are the rate prefixes: SI as in iperf3 and tc (k = 1000),
+// IEC as in tc (Ki = 1024).
+var ratePrefix = map[string]float64{
+	"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12,
+	"ki": 1 << 10, "mi": 1 << 20, "gi": 1 << 30, "ti": 1 << 40,
+}
+
+// ReadRate parses a rate. Bits: 1gbit, 1Gbit/s, 100Mb, 100Mbps, 10G,
+// 500M (a bare prefix is bits, as iperf3's -b reads it). Bytes, ×8: a
+// capital B (125MB/s, 125MBps, 125MB, 100MiB/s) or the word byte. A
+// bare number is bits per second (iperf3; tc would read bytes).
+// iperf3 and tc agree on k = 1000 and on the bit words; they differ on
+// "mbps", which tc reads as megabytes per second and most writing as
+// megabits: an all-lower-case kbps/mbps/gbps/tbps is refused as
+// ambiguous, and so is a lower-case "gb" alone (gigabit or gigabyte?).
+func ReadRate(s string) (Rate, error) {
 	v, suf, err := splitNumber(s)
 	if err != nil {
-		return 0, err
+		return Rate{}, err
 	}
 	if v < 0 {
-		return 0, fmt.Errorf("%q: rate must not be negative", s)
+		return Rate{}, fmt.Errorf("%q: rate must not be negative", s)
 	}
-	low := strings.ToLower(suf)
-	bytes := false
+	r := Rate{Bare: suf == ""}
+	u := suf
+	per := false
+	for _, t := range []string{"/sec", "/s", "ps"} {
+		if rest, ok := strings.CutSuffix(u, t); ok {
+			u, per = rest, true
+			break
+		}
+	}
+	low := strings.ToLower(u)
 	switch {
-	case strings.HasSuffix(suf, "B/s"), strings.HasSuffix(suf, "Bps"):
-		bytes = true
-		low = strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(suf, "B/s"), "Bps"))
-	case strings.HasSuffix(low, "bit/s"):
-		low = strings.TrimSuffix(low, "bit/s")
-	case strings.HasSuffix(low, "bits"):
-		low = strings.TrimSuffix(low, "bits")
-	case strings.HasSuffix(low, "bit"):
-		low = strings.TrimSuffix(low, "bit")
-	case strings.HasSuffix(low, "bps"):
-		low = strings.TrimSuffix(low, "bps")
-	case strings.HasSuffix(low, "b") && len(low) == 2:
-		low = strings.TrimSuffix(low, "b")
+	case strings.HasSuffix(low, "bytes"), strings.HasSuffix(low, "byte"):
+		r.Bytes = true
+		u = u[:strings.LastIndex(low, "byte")]
+	case strings.HasSuffix(low, "bits"), strings.HasSuffix(low, "bit"):
+		u = u[:strings.LastIndex(low, "bit")]
+	case strings.HasSuffix(u, "B"):
+		r.Bytes = true
+		u = strings.TrimSuffix(u, "B")
+	case strings.HasSuffix(u, "b"):
+		if u == strings.ToLower(u) && len(u) > 1 {
+			if per {
+				return Rate{}, fmt.Errorf("%q: ambiguous (tc reads %s as bytes per second, most tools as bits): write %gmbit for bits or %gMB/s for bytes", s, suf, v, v)
+			}
+			return Rate{}, fmt.Errorf("%q: ambiguous (bits or bytes?): write %g%sbit for bits or %g%sB/s for bytes", s, v, u[:len(u)-1], v, strings.ToUpper(u[:len(u)-1]))
+		}
+		u = strings.TrimSuffix(u, "b")
+	case per:
+		return Rate{}, fmt.Errorf("%q: unknown rate unit %q (use bit or B, e.g. 1gbit, 100Mbit/s, 125MB/s)", s, suf)
 	}
-	mult, ok := rateSuffix[low]
+	mult, ok := ratePrefix[strings.ToLower(u)]
 	if !ok {
-		return 0, fmt.Errorf("%q: unknown rate unit %q (use k, m, g, t with optional bit, e.g. 1gbit, 500M)", s, suf)
+		return Rate{}, fmt.Errorf("%q: unknown rate unit %q (use k, M, G, T with bit or B, e.g. 1gbit, 500M, 125MB/s)", s, suf)
 	}
-	r := v * mult
-	if bytes {
-		r *= 8
+	r.Bits = v * mult
+	if r.Bytes {
+		r.Bits *= 8
 	}
 	return r, nil
+}
+
+// ParseRate parses a rate as ReadRate does and returns bits/s.
+func ParseRate(s string) (float64, error) {
+	r, err := ReadRate(s)
+	return r.Bits, err
+}
+
+// The bounds of a path's rate: below 1 Mbit/s or above 1 Tbit/s a
+// value is far more likely a unit slip (1000 meant as Mbit/s, bytes for
+// bits) than a path.
+const (
+	MinPathRate = 1e6
+	MaxPathRate = 1e12
+)
+
+// ParsePathRate parses the rate of a path or link (advise, tune, doctor,
+// lab): as ReadRate, but a bare number is refused (iperf3 reads bits,
+// tc bytes) and so is a rate outside 1 Mbit/s .. 1 Tbit/s. It returns
+// the reading, in the user's unit and in bits, for the caller to echo.
+func ParsePathRate(s string) (float64, string, error) {
+	r, err := ReadRate(s)
+	switch {
+	case err != nil:
+		return 0, "", err
+	case r.Bare:
+		return 0, "", fmt.Errorf("%q: a number without a unit; write one: %smbit, %sgbit (bits) or %sMB/s (bytes)", s, s, s, s)
+	case r.Bits < MinPathRate || r.Bits > MaxPathRate:
+		return 0, "", fmt.Errorf("%q is %s: outside 1 Mbit/s .. 1 Tbit/s", s, FormatRateShort(r.Bits))
+	}
+	how := strings.TrimSpace(s) + " = " + FormatRateShort(r.Bits)
+	if r.Bytes {
+		how += " (bytes per second × 8)"
+	}
+	return r.Bits, how, nil
 }
 
 // ParseDuration parses "50ms", "0.05s", "2m", "1h", "250us" or a bare number

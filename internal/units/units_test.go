@@ -29,6 +29,8 @@ func TestParseRate(t *testing.T) {
 	cases := map[string]float64{
 		"1gbit": 1e9, "10G": 10e9, "500mbit": 500e6, "100M": 100e6, "1.5g": 1.5e9,
 		"100Mbps": 100e6, "125MB/s": 1e9, "2.5gbit": 2.5e9, "0": 0, "64k": 64e3, "1Gb": 1e9,
+		"1Gbit/s": 1e9, "100Mb": 100e6, "125MBps": 1e9, "125MB": 1e9, "1GB": 8e9, "100MiB/s": 100 << 20 * 8,
+		"1000": 1000, "10mibit": 10 << 20, "2Gbits": 2e9, "1 MByte/s": 8e6, "1000 bytes/sec": 8000,
 	}
 	for in, want := range cases {
 		got, err := ParseRate(in)
@@ -36,9 +38,27 @@ func TestParseRate(t *testing.T) {
 			t.Errorf("ParseRate(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "fast", "-1g", "1x"} {
-		if _, err := ParseRate(bad); err == nil {
-			t.Errorf("ParseRate(%q): want error", bad)
+	for bad, why := range map[string]string{"": "", "fast": "", "-1g": "", "1x": "", "1gb": "ambiguous", "100mbps": "tc reads", "1kb": "ambiguous", "5/s": "unknown"} {
+		if _, err := ParseRate(bad); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("ParseRate(%q): %v, want an error naming %q", bad, err, why)
+		}
+	}
+}
+
+func TestParsePathRate(t *testing.T) {
+	for in, want := range map[string]string{
+		"125MB/s": "125MB/s = 1 Gbit/s (bytes per second × 8)",
+		"10gbit":  "10gbit = 10 Gbit/s",
+		"1000":    "a number without a unit",
+		"500k":    "outside 1 Mbit/s",
+		"2Tbit":   "outside",
+	} {
+		_, how, err := ParsePathRate(in)
+		if err != nil {
+			how = err.Error()
+		}
+		if !strings.Contains(how, want) {
+			t.Errorf("%s: %q, want %q", in, how, want)
 		}
 	}
 }
