@@ -22,6 +22,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -40,6 +41,7 @@ var (
 	ErrBadToken    = errors.New("the token cannot be decrypted with this key and padding")
 	ErrStale       = errors.New("the token's time is outside the skew threshold")
 	ErrReplayed    = errors.New("the token was used before (a replay of a captured token)")
+	ErrBusy        = errors.New("too many logins from this address or in all; not checked (try again in a second)")
 	ErrCredentials = errors.New("unknown user or wrong password")
 )
 
@@ -124,6 +126,8 @@ type Verifier struct {
 	Skew      time.Duration // 0 = DefaultSkew
 	PKCS1     bool
 	Now       func() time.Time // nil = time.Now
+	// Limits bound the rate of checks (zero: DefaultLimits).
+	Limits Limits
 
 	// seen are the tokens accepted within the skew window: the control
 	// channel is clear text, so a captured token could be sent again
@@ -131,20 +135,34 @@ type Verifier struct {
 	// its time leaves the window, at most maxSeen.
 	mu   sync.Mutex
 	seen map[[sha256.Size]byte]time.Time
+	lim  *limiter
 }
 
 // maxSeen bounds the replay cache; only tokens that passed every other
-// check enter it, so it fills only as fast as real logins come.
+// check enter it, so it fills only as fast as real logins come. A full
+// cache refuses new tokens rather than forget one that still lives.
 const maxSeen = 65536
 
-// Check verifies a token and returns the user it names.
-func (v *Verifier) Check(token string) (string, error) {
+// Check verifies a token sent from address from and returns the user it
+// names. The token's time must lie within the skew of now, in whole
+// seconds as iperf3 counts (an age of exactly the skew is accepted for
+// that whole second), and a token is accepted once: it is remembered
+// until the last instant its time would pass, so the window closes on
+// both edges. Checks are rate-limited before any decryption (Limits).
+func (v *Verifier) Check(from netip.Addr, token string) (string, error) {
 	if token == "" {
 		return "", ErrNoToken
+	}
+	now := time.Now
+	if v.Now != nil {
+		now = v.Now
 	}
 	ct, err := base64.StdEncoding.DecodeString(token)
 	if err != nil || len(ct) != v.Key.Size() {
 		return "", ErrBadToken
+	}
+	if !v.limiter().allow(from, now()) {
+		return "", ErrBusy
 	}
 	var msg []byte
 	if v.PKCS1 {
@@ -159,15 +177,14 @@ func (v *Verifier) Check(token string) (string, error) {
 	if !ok {
 		return "", ErrBadToken
 	}
-	now := time.Now
-	if v.Now != nil {
-		now = v.Now
-	}
 	skew := v.Skew
 	if skew <= 0 {
 		skew = DefaultSkew
 	}
-	if d := now().Unix() - ts; d > int64(skew/time.Second) || d < -int64(skew/time.Second) {
+	// Accepted while the age in whole seconds is within the skew: from
+	// ts − skew to the end of second ts + skew.
+	from0, until := time.Unix(ts, 0).Add(-skew), time.Unix(ts, 0).Add(skew+time.Second)
+	if t := now(); t.Before(from0) || !t.Before(until) {
 		return user, ErrStale
 	}
 	users, err := LoadUsers(v.UsersPath)
@@ -184,10 +201,23 @@ func (v *Verifier) Check(token string) (string, error) {
 	if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 || !known {
 		return user, ErrCredentials
 	}
-	if !v.fresh(sha256.Sum256(ct), time.Unix(ts, 0).Add(skew), now()) {
+	if !v.fresh(sha256.Sum256(ct), until, now()) {
 		return user, ErrReplayed
 	}
 	return user, nil
+}
+
+func (v *Verifier) limiter() *limiter {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.lim == nil {
+		l := v.Limits
+		if l == (Limits{}) {
+			l = DefaultLimits
+		}
+		v.lim = newLimiter(l)
+	}
+	return v.lim
 }
 
 // fresh records a token until expires and reports whether it is new.
@@ -202,18 +232,8 @@ func (v *Verifier) fresh(id [sha256.Size]byte, expires, now time.Time) bool {
 			delete(v.seen, k)
 		}
 	}
-	if _, ok := v.seen[id]; ok {
+	if _, ok := v.seen[id]; ok || len(v.seen) >= maxSeen {
 		return false
-	}
-	if len(v.seen) >= maxSeen {
-		var oldest [sha256.Size]byte
-		var first time.Time
-		for k, exp := range v.seen {
-			if first.IsZero() || exp.Before(first) {
-				oldest, first = k, exp
-			}
-		}
-		delete(v.seen, oldest)
 	}
 	v.seen[id] = expires
 	return true

@@ -4,8 +4,11 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
+	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +49,7 @@ func TestTokenRoundTrip(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	users := writeFile(t, "users.csv", "# comment\r\n\r\nnocomma\nmario,"+PasswordHash("mario", "S3cr3t")+"\r\nluigi,"+PasswordHash("luigi", "x")+"\n")
 	for _, pkcs1 := range []bool{false, true} {
-		v := &Verifier{Key: testKey, UsersPath: users, PKCS1: pkcs1, Now: func() time.Time { return now }}
+		v := &Verifier{Key: testKey, UsersPath: users, PKCS1: pkcs1, Now: func() time.Time { return now }, Limits: Limits{PerAddr: 1000, PerPrefix: 1000, Global: 1000, Burst: 1}}
 		tok := func(user, pw string, at time.Time, pk bool) string {
 			s, err := Token(&testKey.PublicKey, user, pw, at, pk)
 			if err != nil {
@@ -71,7 +74,7 @@ func TestTokenRoundTrip(t *testing.T) {
 			{"short", "AAAA", ErrBadToken},
 		}
 		for _, c := range cases {
-			user, err := v.Check(c.token)
+			user, err := v.Check(client, c.token)
 			if !errors.Is(err, c.want) {
 				t.Errorf("pkcs1=%v %s: %v, want %v", pkcs1, c.name, err, c.want)
 			}
@@ -83,7 +86,7 @@ func TestTokenRoundTrip(t *testing.T) {
 	// A user file that cannot be read refuses everyone.
 	v := &Verifier{Key: testKey, UsersPath: "/nonexistent/users", Now: func() time.Time { return now }}
 	s, _ := Token(&testKey.PublicKey, "mario", "S3cr3t", now, false)
-	if _, err := v.Check(s); err == nil {
+	if _, err := v.Check(client, s); err == nil {
 		t.Error("accepted without a users file")
 	}
 }
@@ -162,25 +165,95 @@ func TestReplayedTokenIsRefused(t *testing.T) {
 	users := writeFile(t, "users.csv", "mario,"+PasswordHash("mario", "S3cr3t")+"\n")
 	v := &Verifier{Key: testKey, UsersPath: users, Now: func() time.Time { return now }}
 	tok, _ := Token(&testKey.PublicKey, "mario", "S3cr3t", now, false)
-	if _, err := v.Check(tok); err != nil {
+	if _, err := v.Check(client, tok); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.Check(tok); !errors.Is(err, ErrReplayed) {
+	if _, err := v.Check(client, tok); !errors.Is(err, ErrReplayed) {
 		t.Fatalf("replay: %v", err)
 	}
 	tok2, _ := Token(&testKey.PublicKey, "mario", "S3cr3t", now, false) // OAEP: another ciphertext
-	if _, err := v.Check(tok2); err != nil {
+	if _, err := v.Check(client, tok2); err != nil {
 		t.Fatalf("a fresh token: %v", err)
 	}
 	now = now.Add(11 * time.Second)
-	if _, err := v.Check(tok); !errors.Is(err, ErrStale) {
+	if _, err := v.Check(client, tok); !errors.Is(err, ErrStale) {
 		t.Fatalf("after the window: %v", err)
 	}
 	tok3, _ := Token(&testKey.PublicKey, "mario", "S3cr3t", now, false)
-	if _, err := v.Check(tok3); err != nil {
+	if _, err := v.Check(client, tok3); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(v.seen); n != 1 {
 		t.Errorf("%d tokens kept, want only the newest: the others' window has passed", n)
+	}
+}
+
+// client is the address tests check tokens from.
+var client = netip.MustParseAddr("2001:db8::1")
+
+// The window closes on both edges: a token is accepted through the
+// whole second its age equals the skew and remembered exactly that long,
+// so no instant lets a captured token in twice (it was accepted three
+// times at +10.1, +10.4 and +10.7 s when the cache forgot it at +10).
+func TestReplayWindowEdges(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	users := writeFile(t, "users.csv", "mario,"+PasswordHash("mario", "S3cr3t")+"\n")
+	for _, at := range []time.Duration{0, 9900 * time.Millisecond, 10100 * time.Millisecond, 10999 * time.Millisecond} {
+		now := t0.Add(at)
+		v := &Verifier{Key: testKey, UsersPath: users, Now: func() time.Time { return now }}
+		tok, _ := Token(&testKey.PublicKey, "mario", "S3cr3t", t0, false)
+		if _, err := v.Check(client, tok); err != nil {
+			t.Fatalf("+%v: %v", at, err)
+		}
+		for step := at; step < 12*time.Second; step += 100 * time.Millisecond {
+			now = t0.Add(step)
+			if _, err := v.Check(client, tok); err == nil {
+				t.Fatalf("accepted at +%v, then again at +%v", at, step)
+			}
+		}
+	}
+	now := t0.Add(11 * time.Second)
+	v := &Verifier{Key: testKey, UsersPath: users, Now: func() time.Time { return now }}
+	tok, _ := Token(&testKey.PublicKey, "mario", "S3cr3t", t0, false)
+	if _, err := v.Check(client, tok); !errors.Is(err, ErrStale) {
+		t.Fatalf("+11 s: %v", err)
+	}
+}
+
+// Decryptions are rate-limited per address, per /64 and in all, before
+// any RSA work; a refused check leaves the other budgets alone; budgets
+// refill with time.
+func TestCheckRateLimits(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	users := writeFile(t, "users.csv", "mario,"+PasswordHash("mario", "S3cr3t")+"\n")
+	v := &Verifier{Key: testKey, UsersPath: users, Now: func() time.Time { return now }, Limits: Limits{PerAddr: 1, PerPrefix: 3, Global: 5, Burst: 2}}
+	bad := base64.StdEncoding.EncodeToString(make([]byte, testKey.Size())) // decrypts to nothing valid
+	busy := func(a string, n int) (refused int) {
+		for range n {
+			if _, err := v.Check(netip.MustParseAddr(a), bad); errors.Is(err, ErrBusy) {
+				refused++
+			} else if !errors.Is(err, ErrBadToken) {
+				t.Fatalf("%s: %v", a, err)
+			}
+		}
+		return refused
+	}
+	// Depths (Burst × rate): 2 per address, 6 per /64, 10 in all.
+	if got := busy("2001:db8:1::1", 5); got != 3 {
+		t.Errorf("one address, 5 checks: %d refused, want 3", got)
+	}
+	for i, want := range []int{0, 0, 0, 0, 1} { // the /64's 6, less the 2 above
+		if got := busy(fmt.Sprintf("2001:db8:1::%d", i+2), 1); got != want {
+			t.Errorf("2001:db8:1::%d: %d refused, want %d", i+2, got, want)
+		}
+	}
+	for i, want := range []int{0, 0, 0, 0, 1} { // the global 10, less 6
+		if got := busy(fmt.Sprintf("192.0.2.%d", i+1), 1); got != want {
+			t.Errorf("192.0.2.%d: %d refused, want %d", i+1, got, want)
+		}
+	}
+	now = now.Add(2 * time.Second) // 2 s refill 2 per address, 10 in all
+	if got := busy("2001:db8:1::1", 3); got != 1 {
+		t.Errorf("after 2 s: %d refused, want 1", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"runtime"
 	"sort"
@@ -94,7 +95,11 @@ func (t *session) authorized(token string) bool {
 	if v == nil {
 		return true
 	}
-	user, err := v.Check(token)
+	var from netip.Addr
+	if ap, err := netip.ParseAddrPort(t.ctrl.RemoteAddr().String()); err == nil {
+		from = ap.Addr()
+	}
+	user, err := v.Check(from, token)
 	if err != nil {
 		// Refused with iperf3's error 142 every time; logged at most once
 		// per failedLoginEvery, with a count of those left out, so that
