@@ -645,6 +645,27 @@ func (b Backup) Describe() string {
 	return fmt.Sprintf("backup %s (%s%s): %s; undo: tcptune rollback %s", b.ID, b.Time.Local().Format("2006-01-02 15:04:05"), where, strings.Join(parts, ", "), b.ID)
 }
 
+// ListedBackup is a backup as rollback --list --json prints it: with
+// whether it belongs to the namespace the listing ran for (Here), which
+// a script needs to pick what a plain "tcptune rollback" would.
+type ListedBackup struct {
+	Backup
+	Here bool `json:"here"`
+}
+
+// Listed marks which of bs belong to o's namespace (o.NetNS, or the
+// current one).
+func Listed(bs []Backup, o Options) []ListedBackup {
+	here, _ := nsx.Identity(o.NetNS)
+	boot := bootID(o.fsRoot())
+	out := []ListedBackup{}
+	for _, b := range bs {
+		in := sameNamespace(b, here, boot) && (b.NetNSID != "" || b.NetNS == o.NetNS)
+		out = append(out, ListedBackup{Backup: b, Here: in})
+	}
+	return out
+}
+
 // Where names the namespace a backup belongs to, for a person: its
 // name, the host's, or its identity.
 func (b Backup) Where() string {

@@ -178,14 +178,10 @@ func newRollbackCmd() *cobra.Command {
 				fmt.Fprintf(cmd.ErrOrStderr(), "tcptune: warning - skipped %s\n", s)
 			}
 			if list {
-				all := l.Backups
 				if asJSON {
-					if all == nil {
-						all = []apply.Backup{}
-					}
-					return writeJSON(w, all)
+					return writeJSON(w, apply.Listed(l.Backups, o))
 				}
-				return apply.WriteList(w, all)
+				return apply.WriteList(w, l.Backups)
 			}
 			id := ""
 			if len(args) == 1 {

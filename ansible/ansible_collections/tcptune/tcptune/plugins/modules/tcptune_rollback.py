@@ -30,9 +30,15 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
-    backups = run(module, ["rollback", "--list", "--json"]) or []
+    listing = ["rollback", "--list", "--json"]
+    if p["netns"]:
+        listing += ["--netns", p["netns"]]
+    backups = run(module, listing) or []
     ns = p["netns"] or ""
-    pending = [b for b in backups if b.get("state") == "applied" and (b.get("netns") or "") == ns
+    # "here": the backup belongs to the namespace rollback will run in
+    # (older tcptune versions lack it: compare the namespace's name).
+    pending = [b for b in backups if b.get("state") == "applied"
+               and b.get("here", (b.get("netns") or "") == ns)
                and (not p["id"] or b.get("id") == p["id"])]
     if not pending:
         module.exit_json(changed=False, msg="nothing to roll back")
