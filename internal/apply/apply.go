@@ -231,6 +231,15 @@ type FileBackup struct {
 	NewSum string `json:"new_sha256,omitempty"`
 }
 
+// restoreMode is the mode f is written back with: its recorded mode,
+// never wider than 0644 (a backup file's word does not widen it).
+func (f FileBackup) restoreMode() os.FileMode {
+	if m := f.Mode & 0o644; m != 0 {
+		return m
+	}
+	return 0o644
+}
+
 func (b *Backup) files() []string {
 	var out []string
 	for _, f := range b.Files {
@@ -505,11 +514,7 @@ func restoreFiles(b *Backup) error {
 	var ws []fileWrite
 	for i := len(b.Files) - 1; i >= 0; i-- {
 		f := b.Files[i]
-		mode := f.Mode & 0o644 // a backup never widens a file's mode
-		if mode == 0 {
-			mode = 0o644
-		}
-		ws = append(ws, fileWrite{path: f.Path, data: f.Old, mode: mode})
+		ws = append(ws, fileWrite{path: f.Path, data: f.Old, mode: f.restoreMode()})
 	}
 	if b.PersistFile != "" {
 		ws = append(ws, fileWrite{path: b.PersistFile, data: b.PersistOld, mode: 0o644})
@@ -660,8 +665,7 @@ func Listed(bs []Backup, o Options) []ListedBackup {
 	boot := bootID(o.fsRoot())
 	out := []ListedBackup{}
 	for _, b := range bs {
-		in := sameNamespace(b, here, boot) && (b.NetNSID != "" || b.NetNS == o.NetNS)
-		out = append(out, ListedBackup{Backup: b, Here: in})
+		out = append(out, ListedBackup{Backup: b, Here: belongs(b, here, boot, o.NetNS)})
 	}
 	return out
 }
@@ -687,6 +691,16 @@ func sameNamespace(b Backup, here, boot string) bool {
 		return true // made before identities were recorded, or not Linux
 	}
 	return b.NetNSID == here && (b.Boot == "" || b.Boot == boot || here == nsx.Init())
+}
+
+// belongs reports whether b is a backup of the namespace rollback runs
+// in (identity here, name netns): by identity, or, for a backup made
+// before identities were recorded, by the name it gives.
+func belongs(b Backup, here, boot, netns string) bool {
+	if b.NetNSID == "" {
+		return b.NetNS == netns
+	}
+	return sameNamespace(b, here, boot)
 }
 
 // Rollback restores backup id (or the newest not yet rolled back for the
@@ -723,7 +737,7 @@ func Rollback(id string, o Options) (*Backup, error) {
 	var b *Backup
 	for i := len(l.Backups) - 1; i >= 0; i-- {
 		x := l.Backups[i]
-		if (id != "" && x.ID == id) || (id == "" && x.State == "applied" && sameNamespace(x, here, boot) && (x.NetNSID != "" || x.NetNS == o.NetNS)) {
+		if (id != "" && x.ID == id) || (id == "" && x.State == "applied" && belongs(x, here, boot, o.NetNS)) {
 			b = &x
 			break
 		}
@@ -818,10 +832,6 @@ func planFiles(b *Backup, ignore bool) ([]fileWrite, []string, error) {
 	var drift []string
 	for i := len(b.Files) - 1; i >= 0; i-- {
 		f := b.Files[i]
-		mode := f.Mode & 0o644 // a backup never widens a file's mode
-		if mode == 0 {
-			mode = 0o644
-		}
 		if f.NewSum != "" {
 			cur, err := os.ReadFile(f.Path)
 			switch {
@@ -833,7 +843,7 @@ func planFiles(b *Backup, ignore bool) ([]fileWrite, []string, error) {
 				drift = append(drift, f.Path+": changed since apply wrote it")
 			}
 		}
-		out = append(out, fileWrite{path: f.Path, data: f.Old, mode: mode})
+		out = append(out, fileWrite{path: f.Path, data: f.Old, mode: f.restoreMode()})
 	}
 	switch {
 	case b.PersistFile == "":

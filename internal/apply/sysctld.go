@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/tcptune/tcptune/internal/confdirs"
 	"github.com/tcptune/tcptune/internal/sysctl"
 )
 
@@ -178,27 +178,15 @@ func Overrides(kvs []KV, o Options) []Override {
 		return nil
 	}
 	ours := filepath.Base(o.PersistFile())
-	byName := map[string]string{}
 	dirs := []string{o.SysctlD}
 	for _, d := range sysctlDirs {
 		dirs = append(dirs, filepath.Join(o.ConfigRoot, d))
 	}
-	for i := len(dirs) - 1; i >= 0; i-- {
-		ms, _ := filepath.Glob(filepath.Join(dirs[i], "*.conf"))
-		for _, m := range ms {
-			byName[filepath.Base(m)] = m
+	var files []string
+	for _, f := range confdirs.Files(dirs, "*.conf") {
+		if filepath.Base(f) > ours {
+			files = append(files, f)
 		}
-	}
-	var names []string
-	for n := range byName {
-		if n > ours {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	files := make([]string, 0, len(names)+1)
-	for _, n := range names {
-		files = append(files, byName[n])
 	}
 	files = append(files, filepath.Join(o.ConfigRoot, "etc", "sysctl.conf"))
 	var out []Override

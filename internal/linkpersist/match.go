@@ -5,9 +5,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/tcptune/tcptune/internal/confdirs"
 	"github.com/tcptune/tcptune/internal/linkset"
 )
 
@@ -32,54 +32,31 @@ func (u *unit) stem() string { return strings.TrimSuffix(u.name, u.suffix) }
 // across its directories, the first directory hiding the same name in
 // the later ones).
 func units(root, suffix string) ([]*unit, error) {
-	byName := map[string]string{}
-	for i := len(networkdDirs) - 1; i >= 0; i-- {
-		ms, _ := filepath.Glob(filepath.Join(root, networkdDirs[i], "*"+suffix))
-		for _, m := range ms {
-			byName[filepath.Base(m)] = m
-		}
-	}
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var out []*unit
-	for _, n := range names {
-		b, err := os.ReadFile(byName[n])
+	for _, p := range confdirs.Files(dirs(root), "*"+suffix) {
+		b, err := os.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("persist: %w", err)
 		}
 		text := string(b)
-		for _, d := range dropIns(root, n) {
+		n := filepath.Base(p)
+		for _, d := range confdirs.Files(dirs(root), n+".d/*.conf") {
 			more, err := os.ReadFile(d)
 			if err != nil {
 				return nil, fmt.Errorf("persist: %w", err)
 			}
 			text = strings.TrimRight(text, "\n") + "\n\n# " + d + "\n" + string(more)
 		}
-		out = append(out, &unit{path: byName[n], name: n, suffix: suffix, text: text})
+		out = append(out, &unit{path: p, name: n, suffix: suffix, text: text})
 	}
 	return out, nil
 }
 
-// dropIns are NAME.d/*.conf across the directories, by name.
-func dropIns(root, name string) []string {
-	byName := map[string]string{}
-	for i := len(networkdDirs) - 1; i >= 0; i-- {
-		ms, _ := filepath.Glob(filepath.Join(root, networkdDirs[i], name+".d", "*.conf"))
-		for _, m := range ms {
-			byName[filepath.Base(m)] = m
-		}
-	}
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]string, 0, len(names))
-	for _, n := range names {
-		out = append(out, byName[n])
+// dirs are networkdDirs under root.
+func dirs(root string) []string {
+	out := make([]string, len(networkdDirs))
+	for i, d := range networkdDirs {
+		out[i] = filepath.Join(root, d)
 	}
 	return out
 }
