@@ -16,7 +16,8 @@ build:
 
 # Debian packages the tests use: iperf3 (the interop peer), iproute2 (ip,
 # ss), procps (sysctl), chromium (renders tune's HTML report), systemd
-# (systemd-analyze), lintian (checks the .deb) and prometheus (scrapes
+# (systemd-analyze), udev (udevadm: which .link file applies), lintian
+# (checks the .deb) and prometheus (scrapes
 # serve and watch); and the
 # newest iperf3 (3.22, Debian sid's) unpacked under .cache/, not installed.
 deps:
@@ -26,6 +27,7 @@ deps:
 	command -v ip >/dev/null 2>&1 || missing="$$missing iproute2"; \
 	command -v sysctl >/dev/null 2>&1 || missing="$$missing procps"; \
 	command -v systemd-analyze >/dev/null 2>&1 || missing="$$missing systemd"; \
+	command -v udevadm >/dev/null 2>&1 || missing="$$missing udev"; \
 	command -v lintian >/dev/null 2>&1 || missing="$$missing lintian"; \
 	command -v prometheus >/dev/null 2>&1 || missing="$$missing prometheus"; \
 	command -v /usr/sbin/sshd >/dev/null 2>&1 || missing="$$missing openssh-server"; \

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/linkpersist"
+	"github.com/tcptune/tcptune/internal/linkset"
 	"github.com/tcptune/tcptune/internal/testutil"
 )
 
@@ -29,6 +31,24 @@ func TestMain(m *testing.M) {
 			return nil
 		}}
 		apply.Apply(faultKVs, o)
+		os.Exit(0)
+	}
+	// As a helper process (see TestLinkFileAsUdevDecides): print, for
+	// each interface named, the .link file tcptune's model says udev
+	// applies to it, as "IF FILE" lines.
+	if ifs := os.Getenv("TCPTUNE_APPLYTEST_APPLIES"); ifs != "" {
+		for _, name := range strings.Fields(ifs) {
+			d, err := linkset.Store{}.Device(name)
+			if err != nil {
+				fmt.Println(name, "error:", err)
+				continue
+			}
+			f, err := linkpersist.Applies("/", d, ".link")
+			if err != nil {
+				f = "error: " + err.Error()
+			}
+			fmt.Println(name, f)
+		}
 		os.Exit(0)
 	}
 	testutil.MainHostUnchanged(m)
@@ -591,5 +611,78 @@ func TestRollbackStaysInItsNamespace(t *testing.T) {
 	}
 	if out, err := a.run(nil, "rollback", id[1], "--netns", a.ns); err != nil || a.get(key) != origA {
 		t.Fatalf("rollback --netns A: %v, A %s (was %s)\n%s", err, a.get(key), origA, out)
+	}
+}
+
+// tcptune's model of which .link file applies to a device is udev's: in
+// a throwaway namespace (veth, a bridge with a port, a macvlan) and a
+// private mount of /etc/systemd/network holding .link files that match
+// by current and permanent address, Kind=, Driver=, Type= and
+// OriginalName= (with a negation), the file linkpersist.Applies names
+// for each device is the ID_NET_LINK_FILE that
+// "udevadm test-builtin net_setup_link" reports. (udevadm applies what
+// it finds, so the files set nothing that matters and all of it happens
+// inside the namespace.)
+func TestLinkFileAsUdevDecides(t *testing.T) {
+	e := setup(t)
+	_, err := exec.LookPath("udevadm")
+	testutil.Need(t, err == nil, "needs udevadm (Debian's udev package; make deps installs it)")
+	inNS := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("ip", append([]string{"netns", "exec", e.ns}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v %s", args, err, out)
+		}
+		return string(out)
+	}
+	inNS("ip", "link", "add", "x0", "type", "veth", "peer", "name", "x1")
+	inNS("ip", "link", "add", "br0", "type", "bridge")
+	inNS("ip", "link", "set", "x1", "master", "br0")
+	inNS("ip", "link", "add", "link", "x0", "name", "mv0", "type", "macvlan")
+	mac := strings.TrimSpace(inNS("cat", "/sys/class/net/x0/address"))
+	files := filepath.Join(e.dir, "network")
+	os.MkdirAll(files, 0o755)
+	for name, match := range map[string]string{
+		"05-perm.link":   "PermanentMACAddress=" + mac,    // a veth has no permanent address: nothing
+		"10-mac.link":    "MACAddress=" + mac,             // x0
+		"20-kind.link":   "Kind=bridge",                   // br0
+		"30-driver.link": "Driver=veth\nOriginalName=!x0", // x1
+		"40-type.link":   "Type=ether\nOriginalName=mv*",  // mv0
+	} {
+		os.WriteFile(filepath.Join(files, name), []byte("[Match]\n"+match+"\n\n[Link]\nDescription=tcptune test\n"), 0o644)
+	}
+	test, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ifs := "x0 x1 br0 mv0"
+	script := `set -e
+mount -t tmpfs tcptune-test /etc/systemd/network
+cp "$FILES"/*.link /etc/systemd/network/
+TCPTUNE_APPLYTEST_APPLIES="$IFS_" "$TEST" -test.run '^$'
+for d in $IFS_; do
+	printf '%s ' "$d"; udevadm test-builtin net_setup_link "/sys/class/net/$d" 2>/dev/null | sed -n 's/^ID_NET_LINK_FILE=//p'
+done`
+	c := exec.Command("ip", "netns", "exec", e.ns, "unshare", "-m", "--propagation", "private", "sh", "-c", script)
+	c.Env = append(os.Environ(), "FILES="+files, "IFS_="+ifs, "TEST="+test)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	n := len(strings.Fields(ifs))
+	if len(lines) != 2*n {
+		t.Fatalf("output:\n%s", out)
+	}
+	want := map[string]string{"x0": "10-mac.link", "x1": "30-driver.link", "br0": "20-kind.link", "mv0": "40-type.link"}
+	for i, model := range lines[:n] {
+		udev := lines[n+i]
+		if model != udev {
+			t.Errorf("tcptune: %q, udev: %q", model, udev)
+		}
+		f := strings.Fields(udev)
+		if len(f) != 2 || filepath.Base(f[1]) != want[f[0]] {
+			t.Errorf("udev applies %q, the test meant %s", udev, want[f[0]])
+		}
 	}
 }

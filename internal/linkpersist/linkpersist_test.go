@@ -334,6 +334,35 @@ func TestUndecidedMatch(t *testing.T) {
 	if fs, err := Plan(root, []Setting{{Iface: "eth0", MTU: 9000}}, deviceOf(root)); err == nil || !strings.Contains(err.Error(), "Path=") {
 		t.Errorf("files %v, err %v", fs, err)
 	}
+	// Debian's 73-usb-net-by-mac.link (Path=*-usb-*, NamePolicy=mac):
+	// a device without hardware behind it has no ID_PATH, so it does not
+	// match; a NIC's ID_PATH comes from udev's database.
+	usb := map[string]string{
+		"usr/lib/systemd/network/73-usb-net-by-mac.link": "[Match]\nPath=*-usb-*\n\n[Link]\nNamePolicy=mac\n",
+		"usr/lib/systemd/network/99-default.link":        "[Match]\nOriginalName=*\n\n[Link]\nNamePolicy=keep kernel database onboard slot path\n",
+		"etc/network/interfaces":                         "iface eth0.100 inet manual\n",
+		"sys/class/net/eth0/ifindex":                     "2\n",
+	}
+	root = tree(t, usb)
+	if got := plan(t, root, Setting{Iface: "eth0.100", TxQueueLen: 5000}); len(got) != 1 {
+		t.Errorf("a VLAN and a Path= file: %v", got)
+	}
+	for idPath, want := range map[string]string{
+		"pci-0000:00:14.0-usb-0:1:1.0": "etc/systemd/network/73-usb-net-by-mac-tcptune-eth0.link",
+		"pci-0000:02:00.0":             "etc/systemd/network/99-default-tcptune-eth0.link",
+	} {
+		usb["run/udev/data/n2"] = "I:123\nE:ID_PATH=" + idPath + "\nE:ID_BUS=pci\n"
+		root = tree(t, usb)
+		if got := plan(t, root, Setting{Iface: "eth0", TxQueueLen: 5000}); len(got) != 1 || got[want].Path == "" {
+			t.Errorf("ID_PATH %s: %v, want %s", idPath, got, want)
+		}
+	}
+	// Property= from the same database: every KEY=GLOB must match.
+	usb["etc/systemd/network/50-bus.link"] = "[Match]\nProperty=ID_BUS=pci ID_PATH=pci-*\n\n[Link]\nWakeOnLan=off\n"
+	root = tree(t, usb)
+	if got := plan(t, root, Setting{Iface: "eth0", TxQueueLen: 5000}); got["etc/systemd/network/50-bus-tcptune-eth0.link"].Path == "" {
+		t.Errorf("Property=: %v", got)
+	}
 	// A key that decides against the device settles it.
 	root = tree(t, map[string]string{
 		"etc/systemd/network/10-pci.network": "[Match]\nPath=pci-0000:02:00.0\nName=wl*\n",

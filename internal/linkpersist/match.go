@@ -143,6 +143,23 @@ func (u *unit) matches(d linkset.Device) (bool, error) {
 			subject = d.Kind
 		case "Driver":
 			subject = d.Driver
+		case "Path":
+			// udev's ID_PATH: none for a device without hardware behind
+			// it; a NIC's from udev's database, if udev keeps one.
+			if d.Hardware && d.Udev == nil {
+				undecided = append(undecided, c.key+"=")
+				continue
+			}
+			subject = d.Udev["ID_PATH"]
+		case "Property":
+			if d.Udev == nil {
+				undecided = append(undecided, c.key+"=")
+				continue
+			}
+			if propertiesMatch(c.values, d.Udev) == c.not {
+				all = false
+			}
+			continue
 		default:
 			undecided = append(undecided, c.key+"=")
 			continue
@@ -233,4 +250,28 @@ func withoutSection(text, name string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// Applies is the file networkd (suffix ".network") or udev (".link")
+// applies to d under root today, "" for none: the first whose [Match]
+// keys all match d. It is how Plan picks the file it edits, and what
+// `udevadm test-builtin net_setup_link` reports as ID_NET_LINK_FILE.
+func Applies(root string, d linkset.Device, suffix string) (string, error) {
+	u, err := firstMatch(root, d, suffix)
+	if err != nil || u == nil {
+		return "", err
+	}
+	return u.path, nil
+}
+
+// propertiesMatch reports whether every KEY=GLOB of a Property= list
+// matches the device's udev properties (systemd's rule: all of them).
+func propertiesMatch(values []string, props map[string]string) bool {
+	for _, v := range values {
+		k, glob, _ := strings.Cut(v, "=")
+		if ok, _ := path.Match(glob, props[k]); !ok {
+			return false
+		}
+	}
+	return true
 }

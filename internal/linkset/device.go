@@ -30,7 +30,16 @@ type Device struct {
 	AddrAssignType int
 	// Master is the bond or bridge this device is a port of ("" none).
 	Master string
-	// Driver is the kernel driver of the hardware ("" none or unknown).
+	// Hardware: sysfs has a device behind the interface (a NIC, not a
+	// veth, bridge or VLAN).
+	Hardware bool
+	// Udev are the device's udev properties (ID_PATH, ID_BUS, …) from
+	// udev's database (/run/udev/data/nIFINDEX); nil when udev keeps
+	// none for it (no udevd, or a device it has not seen).
+	Udev map[string]string
+	// Driver is the kernel driver as ethtool names it (veth and bridge
+	// too; what udev's Driver= matches); in a fixture tree, the
+	// hardware's (device/driver). "" none or unknown.
 	Driver string
 }
 
@@ -82,7 +91,8 @@ var arphrd = map[string]string{"1": "ether", "772": "loopback", "65534": "none",
 // Device reads what is known of interface ifname: from sysfs under the
 // store's root (ROOT/sys/class/net/IFNAME: uevent's DEVTYPE, type,
 // address, addr_assign_type, master, device/driver), and, live, the
-// link's kind and permanent address through netlink. A fixture tree has
+// link's kind and permanent address through netlink and its driver
+// through ethtool. A fixture tree has
 // no permanent address file: there it is the current address of a
 // hardware device (no DEVTYPE) with addr_assign_type 0.
 func (s Store) Device(ifname string) (Device, error) {
@@ -125,11 +135,17 @@ func (s Store) Device(ifname string) (Device, error) {
 	if t, err := os.Readlink(filepath.Join(dir, "master")); err == nil {
 		d.Master = filepath.Base(t)
 	}
+	if _, err := os.Lstat(filepath.Join(dir, "device")); err == nil {
+		d.Hardware = true
+	}
 	if t, err := os.Readlink(filepath.Join(dir, "device", "driver")); err == nil {
 		d.Driver = filepath.Base(t)
 	}
+	if idx := read("ifindex"); idx != "" {
+		d.Udev = udevProperties(filepath.Join(root, "run", "udev", "data", "n"+idx))
+	}
 	if s.live() {
-		kind, perm, err := deviceLive(ifname)
+		kind, perm, driver, err := deviceLive(ifname)
 		if err != nil {
 			return Device{}, fmt.Errorf("interface %s: %w", ifname, err)
 		}
@@ -137,6 +153,9 @@ func (s Store) Device(ifname string) (Device, error) {
 			d.Kind = kind
 		}
 		d.PermAddress = strings.ToLower(perm)
+		if driver != "" {
+			d.Driver = driver
+		}
 	} else if d.Kind == "" && d.AddrAssignType == 0 {
 		d.PermAddress = d.Address
 	}
@@ -144,4 +163,22 @@ func (s Store) Device(ifname string) (Device, error) {
 		d.Kind = "tun"
 	}
 	return d, nil
+}
+
+// udevProperties reads the E:KEY=VALUE lines of a udev database file;
+// nil if there is none.
+func udevProperties(p string) map[string]string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if kv, ok := strings.CutPrefix(l, "E:"); ok {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				out[k] = v
+			}
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 )
 
 func getLive(ifname, attr string) (int, error) {
@@ -35,14 +36,22 @@ func setLive(ifname, attr string, v int) error {
 }
 
 // deviceLive is the link's kind as netlink names it ("device" for
-// hardware) and its permanent address ("" if the driver has none).
-func deviceLive(ifname string) (kind, perm string, err error) {
+// hardware), its permanent address ("" if the driver has none) and its
+// driver as ethtool reports it (veth, bridge, e1000e; what udev's
+// Driver= matches; "" if none answers).
+func deviceLive(ifname string) (kind, perm, driver string, err error) {
 	l, err := netlink.LinkByName(ifname)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	if p := l.Attrs().PermHWAddr; len(p) > 0 && p.String() != "00:00:00:00:00:00" {
 		perm = p.String()
 	}
-	return l.Type(), perm, nil
+	if fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err == nil {
+		if info, err := unix.IoctlGetEthtoolDrvinfo(fd, ifname); err == nil {
+			driver = unix.ByteSliceToString(info.Driver[:])
+		}
+		unix.Close(fd)
+	}
+	return l.Type(), perm, driver, nil
 }
