@@ -17,18 +17,19 @@ import (
 )
 
 type serveFlags struct {
-	auth        authFlags
-	port        int
-	bind        string
-	oneOff      bool
-	json        bool
-	maxTests    int
-	perClient   int
-	maxDuration int
-	interval    time.Duration
-	rcvTimeout  int
-	format      byte
-	prometheus  string
+	auth                     authFlags
+	port                     int
+	bind                     string
+	oneOff                   bool
+	json                     bool
+	maxTests                 int
+	perClient                int
+	maxDuration              int
+	interval                 time.Duration
+	rcvTimeout               int
+	format                   byte
+	prometheus               string
+	maxTestMemory, maxMemory int64
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
@@ -39,6 +40,8 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	flagx.IntVarP(fs, &f.maxTests, "max-tests", "", 4, 1, 1024, "tests", "tests served at once; past that, refuse like a busy iperf3")
 	flagx.IntVarP(fs, &f.perClient, "max-tests-per-client", "", 2, 1, 1024, "tests", "tests one client address may run at once")
 	flagx.IntVarP(fs, &f.maxDuration, "server-max-duration", "", 3600, 0, wire.MaxDuration, "seconds", "refuse timed tests longer than this and end -n/-k tests at it (0 = no limit)")
+	flagx.SizeVarP(fs, &f.maxTestMemory, "max-test-memory", "", 1<<40, "buffer memory one test may make the server hold: its blocks, and its send buffers with -w (default: half of tcp_mem's pressure threshold)")
+	flagx.SizeVarP(fs, &f.maxMemory, "max-memory", "", 1<<40, "buffer memory all running tests may hold together; past it, refuse like a busy iperf3 (default: tcp_mem's pressure threshold)")
 	flagx.SecondsVarP(fs, &f.interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")
 	flagx.IntVarP(fs, &f.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "abort a test when no data moves for this long (ms)")
 	fs.VarP(flagx.Format(&f.format), "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
@@ -59,6 +62,7 @@ func (f *serveFlags) options(cmd *cobra.Command) (server.Options, error) {
 		h = slog.NewJSONHandler(cmd.ErrOrStderr(), nil)
 	}
 	return server.Options{Bind: f.bind, Port: f.port, OneOff: f.oneOff, MaxTests: f.maxTests, MaxPerClient: f.perClient, MaxDuration: f.maxDuration,
+		MaxTestMemory: f.maxTestMemory, MaxMemory: f.maxMemory,
 		Mode: mode, Interval: f.interval, RcvTimeout: time.Duration(f.rcvTimeout) * time.Millisecond,
 		Out: cmd.OutOrStdout(), Log: slog.New(h), Auth: v}, nil
 }

@@ -36,6 +36,10 @@ type Options struct {
 	// netpoller. See engine.Procs.
 	MaxRawStreams int
 	MaxDuration   int // --server-max-duration, seconds (0 = none): refused longer, ended at it
+	// MaxTestMemory and MaxMemory bound the buffer memory one test and
+	// all running tests may make the server hold (see testMemory); 0:
+	// half of tcp_mem's pressure threshold, and the threshold.
+	MaxTestMemory, MaxMemory int64
 	// MaxPerClient is --max-tests-per-client: tests one address may
 	// hold at once (0 = 2).
 	MaxPerClient int
@@ -97,8 +101,11 @@ type Server struct {
 	setups    int            // control connections past the cookie, before their parameters
 	setupPer  map[string]int // the same by client
 	serial    int
-	udp       *udpMux
-	procs     *engine.Procs // the one GOMAXPROCS and thread budget of every test
+	// memory is what the running tests' estimates hold of memBudget;
+	// testBudget bounds one test.
+	memory, memBudget, testBudget int64
+	udp                           *udpMux
+	procs                         *engine.Procs // the one GOMAXPROCS and thread budget of every test
 	// failedLogins rate-limits the log lines of refused logins.
 	failedLogins limiter
 	outMu        sync.Mutex
@@ -138,6 +145,7 @@ func New(o Options) *Server {
 	}
 	s.o = o
 	s.procs = engine.NewProcsMax(o.MaxRawStreams)
+	s.testBudget, s.memBudget = memoryBudgets(o, o.sysctl())
 	return s
 }
 
@@ -332,6 +340,7 @@ func (s *Server) handle(ctx context.Context, c net.Conn, el *list.Element, seq u
 	delete(s.tests, key)
 	if t.admitted {
 		s.active--
+		s.memory -= t.memory
 		if s.perClient[who]--; s.perClient[who] <= 0 {
 			delete(s.perClient, who)
 		}
@@ -363,21 +372,27 @@ func (s *Server) endSetup(who string) {
 }
 
 // admit moves a test from set-up to a test slot once its parameters
-// (and login) arrived; it says why not when the slots are full.
-func (s *Server) admit(t *session) error {
+// (and login) arrived, with mem bytes of the memory budget; it says why
+// not when the slots or the budget are full, and whether the test alone
+// is over its budget (tooBig: it would never fit).
+func (s *Server) admit(t *session, mem int64) (tooBig bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.active >= s.o.MaxTests:
-		return fmt.Errorf("busy: %d tests running (--max-tests %d)", s.active, s.o.MaxTests)
+		return false, fmt.Errorf("busy: %d tests running (--max-tests %d)", s.active, s.o.MaxTests)
 	case s.perClient[t.who] >= s.o.MaxPerClient:
-		return fmt.Errorf("this client holds its share: %d tests running (--max-tests-per-client %d)", s.perClient[t.who], s.o.MaxPerClient)
+		return false, fmt.Errorf("this client holds its share: %d tests running (--max-tests-per-client %d)", s.perClient[t.who], s.o.MaxPerClient)
 	}
+	if tooBig, err := s.reserveMemory(mem); err != nil {
+		return tooBig, err
+	}
+	t.memory = mem
 	s.endSetup(t.who)
 	s.active++
 	s.perClient[t.who]++
 	t.admitted = true
-	return nil
+	return false, nil
 }
 
 // clientAddr is what a per-client limit counts: the remote IPv4

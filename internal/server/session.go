@@ -48,6 +48,7 @@ type session struct {
 	// place (Server.admit).
 	who      string
 	admitted bool
+	memory   int64 // the buffer memory admit reserved for it
 }
 
 func newSession(s *Server, c net.Conn, cookie [wire.CookieSize]byte, serial int) *session {
@@ -157,7 +158,18 @@ func (t *session) run(ctx context.Context) {
 	if !t.authorized(p.Authtoken) {
 		return
 	}
-	if err := t.srv.admit(t); err != nil {
+	tooBig, err := t.srv.admit(t, testMemory(*p, t.srv.o.sysctl().Int("net.core.wmem_max", 0)))
+	if tooBig {
+		// Never fits: the client is told which of its options it is.
+		t.srv.o.Log.Warn("refusing test: "+err.Error(), "peer", t.ctrl.RemoteAddr().String())
+		code := wire.IENumStreams
+		if p.Window > 0 {
+			code = wire.IEBufSize
+		}
+		t.fail(fmt.Errorf("%w: %v", wire.Errorf(code), err))
+		return
+	}
+	if err != nil {
 		t.srv.o.Log.Warn("refusing test: "+err.Error(), "peer", t.ctrl.RemoteAddr().String())
 		t.ctrl.SetWriteDeadline(time.Now().Add(5 * time.Second))
 		wire.WriteState(t.ctrl, wire.AccessDenied)
