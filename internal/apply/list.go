@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/tcptune/tcptune/internal/trust"
 )
 
 // WriteList writes backups as rollback --list's table.
@@ -79,7 +81,7 @@ func (o Options) FromEnv(getenv func(string) string) (Options, error) {
 		if d == "" {
 			continue
 		}
-		if err := trustedPath(d); err != nil {
+		if err := trust.Path(d); err != nil {
 			return o, fmt.Errorf("%s=%s: %w", v.name, d, err)
 		}
 		*v.to = d + v.sub

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tcptune/tcptune/internal/trust"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,7 +22,7 @@ func Lock(o Options) (unlock func(), err error) {
 	}
 	// Nothing is created in a directory others may write: a planted
 	// link there would make the lock truncate someone else's file.
-	if err := trusted(o.BackupDir, true); err != nil {
+	if err := trust.Check(o.BackupDir, true); err != nil {
 		return nil, fmt.Errorf("lock: backup directory: %w", err)
 	}
 	p := filepath.Join(o.BackupDir, lockName)

@@ -2,13 +2,13 @@ package apply
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/tcptune/tcptune/internal/trust"
 )
 
 // A backup directory is read as root and its files tell rollback what
@@ -43,30 +43,6 @@ func ValidateID(id string) error {
 	return nil
 }
 
-// trusted checks that path (not followed if a link) is a directory or a
-// regular file that belongs to the user running tcptune (root, where it
-// changes hosts) and that no one else may write.
-func trusted(path string, dir bool) error {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s: a symbolic link; refusing to read it", path)
-	case dir && !fi.IsDir():
-		return fmt.Errorf("%s: not a directory", path)
-	case !dir && !fi.Mode().IsRegular():
-		return fmt.Errorf("%s: not a regular file", path)
-	case fi.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("%s: writable by others (mode %04o); a backup there could be anyone's: fix with chmod go-w, after checking its contents", path, fi.Mode().Perm())
-	}
-	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
-		return fmt.Errorf("%s: belongs to uid %d, not to uid %d that runs tcptune; refusing to read it", path, uid, os.Geteuid())
-	}
-	return nil
-}
-
 // Skip is an entry of the backup directory that is not a backup
 // rollback may trust: its path, the ID its name gives (if any), and why.
 type Skip struct {
@@ -75,30 +51,13 @@ type Skip struct {
 
 func (s Skip) String() string { return s.Path + ": " + s.Why }
 
-// trustedPath checks a directory named from outside (the
-// environment): absolute, and it or the nearest part of it that exists
-// trusted as the backup directory is.
-func trustedPath(d string) error {
-	if !filepath.IsAbs(d) {
-		return errors.New("not an absolute path")
-	}
-	for p := filepath.Clean(d); ; p = filepath.Dir(p) {
-		if _, err := os.Lstat(p); err == nil {
-			return trusted(p, true)
-		}
-		if filepath.Dir(p) == p {
-			return nil
-		}
-	}
-}
-
 // readTrusted checks the backup directory, then each entry in it: a
 // backup is a regular file named by a valid ID, trusted (see trusted),
 // that parses, says that ID and names a valid namespace. Any other
 // entry (a subdirectory, a stray file, a file others may write) is
 // skipped with the reason; only an untrusted directory is an error.
 func readTrusted(dir string) ([]Backup, []Skip, error) {
-	if err := trusted(dir, true); err != nil {
+	if err := trust.Check(dir, true); err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil, nil
 		}
@@ -122,7 +81,7 @@ func readTrusted(dir string) ([]Backup, []Skip, error) {
 			skip("not a backup (a backup is ID.json, ID as YYYYMMDD-HHMMSS-xxxxxx)")
 			continue
 		}
-		if err := trusted(p, false); err != nil {
+		if err := trust.Check(p, false); err != nil {
 			skip(strings.TrimPrefix(err.Error(), p+": "))
 			continue
 		}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/tcptune/tcptune/internal/linkem"
 	"github.com/tcptune/tcptune/internal/relay"
+	"github.com/tcptune/tcptune/internal/trust"
 	"github.com/tcptune/tcptune/internal/units"
 )
 
@@ -336,10 +337,22 @@ func readJSON(path string, v any) error {
 	return json.Unmarshal(b, v)
 }
 
-// ReadState reads a link's state.
+// ReadState reads a link's state. Root acts on it (it names the
+// namespaces lab down deletes and the relay it kills), so the state's
+// directory and file must pass the checks a backup does (trust.Check):
+// the user's own, writable by no one else, not links.
 func ReadState(name string) (*State, error) {
 	var s State
-	if err := readJSON(filepath.Join(stateDir(name), "state.json"), &s); err != nil {
+	p := filepath.Join(stateDir(name), "state.json")
+	for _, c := range []struct {
+		path string
+		dir  bool
+	}{{Dir(), true}, {stateDir(name), true}, {p, false}} {
+		if err := trust.Check(c.path, c.dir); err != nil && !os.IsNotExist(err) {
+			return nil, fmt.Errorf("lab %s: %w", name, err)
+		}
+	}
+	if err := readJSON(p, &s); err != nil {
 		if os.IsNotExist(err) {
 			return nil, fmt.Errorf("no lab link named %q (tcptune lab ls)", name)
 		}

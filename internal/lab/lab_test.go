@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +86,36 @@ func TestSubstPeer(t *testing.T) {
 	want := []string{"iperf3", "-c", "10.201.1.2", "--bind-dev=10.201.1.2:10.201.1.2", "x"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("%q", got)
+	}
+}
+
+// A lab's state names what root deletes and kills: it is read only from
+// a directory and file of the user's own that no one else may write.
+func TestReadStateTrustsItsOwnerOnly(t *testing.T) {
+	run := t.TempDir()
+	t.Setenv("TCPTUNE_RUN_DIR", run)
+	dir := filepath.Join(run, "lab", "x")
+	os.MkdirAll(dir, 0o755)
+	os.Chmod(filepath.Join(run, "lab"), 0o755)
+	p := filepath.Join(dir, "state.json")
+	os.WriteFile(p, []byte(`{"name":"x"}`), 0o644)
+	if _, err := ReadState("x"); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(p, 0o666)
+	if _, err := ReadState("x"); err == nil || !strings.Contains(err.Error(), "writable by others") {
+		t.Errorf("a state file anyone may write: %v", err)
+	}
+	os.Chmod(p, 0o644)
+	os.Chmod(dir, 0o777)
+	if _, err := ReadState("x"); err == nil || !strings.Contains(err.Error(), "writable by others") {
+		t.Errorf("a state directory anyone may write: %v", err)
+	}
+	os.Chmod(dir, 0o755)
+	os.Remove(p)
+	os.Symlink(filepath.Join(run, "elsewhere.json"), p)
+	os.WriteFile(filepath.Join(run, "elsewhere.json"), []byte(`{"name":"x"}`), 0o644)
+	if _, err := ReadState("x"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("a linked state file: %v", err)
 	}
 }
