@@ -92,13 +92,25 @@ func (m *udpMux) expect(ip net.IP, n int, done <-chan struct{}) (*udpWaiter, err
 	return w, nil
 }
 
-// cancel stops a test's wait for hellos.
+// cancel stops a test's wait for hellos. An address whose hello was
+// counted but that the test never took (it ended first) is forgotten:
+// its placeholder would otherwise hold a route for good.
 func (m *udpMux) cancel(w *udpWaiter) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i, x := range m.waiters {
 		if x == w {
 			m.waiters = append(m.waiters[:i], m.waiters[i+1:]...)
+			break
+		}
+	}
+	for {
+		select {
+		case a := <-w.addrs:
+			if r := m.streams[a.String()]; r != nil && r.test == nil {
+				delete(m.streams, a.String())
+			}
+		default:
 			return
 		}
 	}
@@ -180,8 +192,11 @@ func (m *udpMux) hello(pc *net.UDPConn, addr *net.UDPAddr) {
 	}
 	if w != nil {
 		w.need--
-		// Hold the address so that repeated hellos are not taken twice.
+		// Hold the address so that repeated hellos are not taken twice,
+		// and hand it over under the lock (the channel holds every hello
+		// a waiter counts), so that cancel sees every address given.
 		m.streams[addr.String()] = &udpRoute{s: engine.NewFedUDPStream(0, nil, addr, 0, true, nil)}
+		w.addrs <- addr
 	}
 	logNow, quiet := false, 0
 	if w == nil {
@@ -200,5 +215,4 @@ func (m *udpMux) hello(pc *net.UDPConn, addr *net.UDPAddr) {
 		return
 	}
 	pc.WriteToUDP(engine.UDPConnectReply, addr)
-	w.addrs <- addr
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -124,5 +125,26 @@ func TestUDPTestsFromOneAddressTakeTurns(t *testing.T) {
 	close(done)
 	if _, err := m.expect(ip, 1, done); err == nil {
 		t.Error("a test whose deadline passed still registered")
+	}
+}
+
+// A hello the UDP side counted for a test that ended before taking it
+// leaves no route behind.
+func TestUDPHelloOfAnEndedTest(t *testing.T) {
+	m := &udpMux{log: slog.New(slog.NewTextHandler(io.Discard, nil)), bind: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}}
+	w, err := m.expect(net.IPv4(127, 0, 0, 1), 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.drop(nil)
+	m.hello(m.pc, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40001})
+	m.hello(m.pc, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40002})
+	<-w.addrs // the test took one, then ended
+	m.cancel(w)
+	m.mu.Lock()
+	n := len(m.streams)
+	m.mu.Unlock()
+	if n != 1 { // the one taken is the test's to drop
+		t.Errorf("%d routes left, want 1", n)
 	}
 }
