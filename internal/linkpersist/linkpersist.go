@@ -18,7 +18,8 @@
 //     (STEM-tcptune-IF.network), so that the other interfaces it
 //     matches keep their MTU;
 //   - NetworkManager: the keyfile (system-connections/*.nmconnection)
-//     whose interface-name is IF gets mtu=N in the section of its type
+//     whose interface-name is IF (or, with none, whose mac-address is a
+//     NIC's own permanent address) gets mtu=N in the section of its type
 //     ([ethernet] or [802-3-ethernet]; [wifi] or [802-11-wireless]);
 //   - none of them: a systemd .link file.
 //
@@ -220,7 +221,7 @@ func planMTU(root string, d linkset.Device, mtu int, put putFunc) error {
 		f := File{Mode: 0o644, Manager: Networkd, Iface: iface, Activate: "networkctl reload"}
 		return putUnit(root, u, d, f, "MTUBytes", mtu, put)
 	}
-	if p, sec, err := nmKeyfile(root, iface); err != nil {
+	if p, sec, err := nmKeyfile(root, d); err != nil {
 		return err
 	} else if p != "" {
 		if sec == "" {
@@ -435,10 +436,13 @@ func hasSection(ini, name string) bool {
 	return false
 }
 
-// nmKeyfile is the NetworkManager keyfile whose interface-name is
-// iface, if any (the first by name), and the section its mtu goes in
-// ("" for a type tcptune does not know).
-func nmKeyfile(root, iface string) (string, string, error) {
+// nmKeyfile is the NetworkManager keyfile that configures d, if any
+// (the first by name): its interface-name is d's name, or, with no
+// interface-name, its mac-address is d's own permanent address (NM
+// matches a profile's address against the permanent one). It returns
+// the section its mtu goes in ("" for a type tcptune does not know).
+func nmKeyfile(root string, d linkset.Device) (string, string, error) {
+	own, hasOwn := d.OwnAddress()
 	ms, _ := filepath.Glob(filepath.Join(root, nmDir, "*.nmconnection"))
 	sort.Strings(ms)
 	for _, m := range ms {
@@ -457,10 +461,19 @@ func nmKeyfile(root, iface string) (string, string, error) {
 				typ = strings.TrimSpace(v)
 			}
 		}
-		if name != iface {
+		sec := nmSection(text, typ)
+		byAddr := false
+		if name == "" && hasOwn && sec != "" {
+			for _, kv := range section(text, sec) {
+				if k, v, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "mac-address" && strings.EqualFold(strings.TrimSpace(v), own) {
+					byAddr = true
+				}
+			}
+		}
+		if name != d.Name && !byAddr {
 			continue
 		}
-		return m, nmSection(text, typ), nil
+		return m, sec, nil
 	}
 	return "", "", nil
 }

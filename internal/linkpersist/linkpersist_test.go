@@ -402,6 +402,18 @@ func TestNetworkManager(t *testing.T) {
 			}
 		}
 	}
+	// A profile bound to a NIC by its permanent address alone; not to a
+	// VLAN that shows the same address.
+	root2 := tree(t, map[string]string{
+		"etc/NetworkManager/system-connections/lan.nmconnection": "[connection]\nid=lan\ntype=ethernet\n\n[ethernet]\nmac-address=" + strings.ToUpper(mac0) + "\n",
+		"etc/network/interfaces":                                 "iface eth0.100 inet manual\n",
+	})
+	if got := plan(t, root2, Setting{Iface: "eth0", MTU: 9000}); got["etc/NetworkManager/system-connections/lan.nmconnection"].Data != "[connection]\nid=lan\ntype=ethernet\n\n[ethernet]\nmac-address="+strings.ToUpper(mac0)+"\nmtu=9000\n" {
+		t.Errorf("by address: %v", got)
+	}
+	if got := plan(t, root2, Setting{Iface: "eth0.100", MTU: 1496}); len(got) != 1 || got["etc/network/interfaces"].Path == "" {
+		t.Errorf("a VLAN took its parent's profile: %v", got)
+	}
 	if _, err := Plan(root, []Setting{{Iface: "br0", MTU: 9000}}, deviceOf(root)); err == nil {
 		t.Error("an MTU put into a profile of a type tcptune does not know")
 	}
