@@ -138,6 +138,9 @@ func Attribute(in Input) Result {
 	rtt := float64(in.idleRTT()) / 1e6
 	perFlow := in.BitsPerSecond / float64(n)
 	state := max4(sh)
+	if app, ok := application(in, n, sh); ok {
+		return app
+	}
 	if state != "idle" {
 		if h, ok := heldShort(in, n, sh); ok {
 			return h

@@ -273,3 +273,33 @@ func TestBufferHeldShortOfTheGoodput(t *testing.T) {
 		t.Fatalf("rwnd: %s", r)
 	}
 }
+
+// A sender its application held is not called limited by a window it
+// never came near: the -b case measured on the lab (1 Gbit/s × 40 ms,
+// -b 200M, cubic: 1.0 MB in flight of a 5.5 MB cwnd, busy all along),
+// and a slow writer without -b. A bulk sender in slow start (in flight
+// far below its largest cwnd, but data waiting) and a -b the path could
+// not deliver are TCP's.
+func TestApplication(t *testing.T) {
+	paced := Input{WallUS: 5e6, BusyUS: 5e6, RwndLimitedUS: 76000, SndWnd: 17374208, SndBuf: 4194304, CwndBytes: 5506744,
+		RTTUS: 41016, MinRTTUS: 40141, BitsPerSecond: 200e6, Streams: 1, MSS: 1448, InflightBytes: 1010462, TargetRate: 200e6}
+	for _, c := range []struct {
+		name string
+		in   func(Input) Input
+		want Limit
+		says string
+	}{
+		{"-b delivered", func(in Input) Input { return in }, Application, "limited by the requested bitrate: -b 200 Mbit/s per stream, delivered 200 Mbit/s (1.0 MB in flight, 30% of the tightest window"},
+		{"-b the path could not deliver", func(in Input) Input {
+			in.TargetRate, in.BitsPerSecond, in.InflightBytes, in.NotsentBytes, in.SndBuf = 500e6, 300e6, 5e6, 2e6, 16<<20
+			return in
+		}, Network, "congestion window"},
+		{"a slow writer", func(in Input) Input { in.TargetRate, in.NotsentBytes = 0, 20000; return in }, Application, "limited by the application: it had next to nothing waiting to be sent"},
+		{"slow start, data waiting", func(in Input) Input { in.TargetRate, in.NotsentBytes = 0, 2e6; return in }, Network, ""},
+	} {
+		r := Attribute(c.in(paced))
+		if r.Limit != c.want || !strings.Contains(r.Verdict, c.says) {
+			t.Errorf("%s: %s %s", c.name, r.Limit, r)
+		}
+	}
+}

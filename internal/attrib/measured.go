@@ -225,3 +225,41 @@ func cwndAdvice(in Input) string {
 	}
 	return "the buffers are not the bottleneck: the congestion control is still growing or the path limits it"
 }
+
+// appDelivered is the share of a -b rate from which the sender delivered
+// what it asked for: a paced sender's own rounding stays within it.
+const appDelivered = 0.95
+
+// appSlack is how far below its tightest window a sender stays, with
+// nothing unsent, to be held by its application: under half of it, no
+// window, buffer or congestion control was near binding.
+const appSlack = 0.5
+
+// application is the verdict for a sender its application held rather
+// than TCP: it asked for a rate (-b) and delivered it; or, measured, it
+// had next to nothing waiting unsent (under a tenth of what was in
+// flight) while what it had in flight stayed under half of the tightest
+// of its windows (the peer's, the send buffer's payload share, the
+// congestion window). The busy chronograph cannot tell: a paced or slow
+// writer keeps the socket busy with what little it gives it, and a
+// congestion window that grew while nothing filled it is not a limit.
+func application(in Input, n int, sh Shares) (Result, bool) {
+	perFlow := in.BitsPerSecond / float64(n)
+	_, ratio := binding(in, n)
+	r := Result{Limit: Application, Share: sh.Network + sh.Idle, Shares: sh, CapBPS: perFlow}
+	flight := ""
+	if in.InflightBytes > 0 && ratio > 0 {
+		flight = fmt.Sprintf(" (%s in flight, %.0f%% of the tightest window: TCP held nothing back)", units.FormatSize(float64(in.InflightBytes)), 100*ratio)
+	}
+	switch {
+	case in.TargetRate > 0 && perFlow >= appDelivered*in.TargetRate:
+		r.Verdict = fmt.Sprintf("limited by the requested bitrate: -b %s per stream, delivered %s%s", units.FormatRateShort(in.TargetRate), units.FormatRateShort(perFlow), flight)
+		r.Advice = "raise or drop -b to measure what the path and buffers allow"
+	case in.TargetRate == 0 && in.InflightBytes > 0 && ratio > 0 && ratio < appSlack && in.NotsentBytes*10 < in.InflightBytes:
+		r.Verdict = fmt.Sprintf("limited by the application: it had next to nothing waiting to be sent (%s unsent)%s", units.FormatSize(float64(in.NotsentBytes)), flight)
+		r.Advice = "the buffers and the congestion window allowed more; the sending application did not write faster"
+	default:
+		return Result{}, false
+	}
+	return r, true
+}
