@@ -65,6 +65,15 @@ type Input struct {
 	// MSS is the sender's MSS (0 = unknown): the kernel's send-buffer
 	// target depends on it.
 	MSS uint64
+	// Concurrent: the opposite direction carried data at the same time
+	// (--bidir), so a queue the RTT shows may be its own, delaying this
+	// direction's ACKs, and the RTT alone cannot say this one is full.
+	Concurrent bool
+	// From is whose view the figures above are: the sender's (the zero
+	// value) or, where the sender's is out of reach, the receiver's, in
+	// Receiver; then only the context, the rate and the period are set.
+	From         End
+	ReceiverView *Receiver
 }
 
 // model is the window model at the flow's MSS.
@@ -105,9 +114,17 @@ type Result struct {
 	// Capped names a buffer that sat at its cap below what the kernel's
 	// autotuning wanted while another limit bound ("send-buffer"): the
 	// buffer to try raising.
-	Capped  string `json:"capped,omitempty"`
-	Verdict string `json:"verdict"`
-	Advice  string `json:"advice,omitempty"`
+	Capped string `json:"capped,omitempty"`
+	// Recovering: the flow was recovering from loss when it sat at the
+	// limit (its send buffer also held what was sent beyond each hole).
+	Recovering bool `json:"recovering,omitempty"`
+	// From is whose view decided: "sender" or "receiver".
+	From End `json:"from,omitempty"`
+	// RuledOut names the limits the evidence excluded when it could not
+	// name the one that held (Limit is then "unknown").
+	RuledOut []Limit `json:"ruled_out,omitempty"`
+	Verdict  string  `json:"verdict"`
+	Advice   string  `json:"advice,omitempty"`
 }
 
 // Unavailable is the verdict when the sender's view is missing.
@@ -325,6 +342,19 @@ func Merge(ins []Input) Input {
 		out.Streams += max(in.Streams, 1)
 	}
 	k := uint64(len(ins))
+	if out.ReceiverView != nil {
+		var rv Receiver
+		for _, in := range ins {
+			if in.ReceiverView != nil {
+				rv.Window += in.ReceiverView.Window
+				rv.RcvBuf += in.ReceiverView.RcvBuf
+				rv.RTTUS += in.ReceiverView.RTTUS
+				rv.BufMax = in.ReceiverView.BufMax
+			}
+		}
+		rv.Window, rv.RcvBuf, rv.RTTUS = rv.Window/k, rv.RcvBuf/k, rv.RTTUS/k
+		out.ReceiverView = &rv
+	}
 	out.SndWnd, out.SndBuf, out.CwndBytes, out.RTTUS, out.MinRTTUS = wnd/k, sbuf/k, cwnd/k, rtt/k, minrtt
 	out.InflightBytes, out.NotsentBytes = fl/k, ns/k
 	if unknownRetr {

@@ -36,18 +36,11 @@ func binding(in Input, n int) (what string, ratio float64) {
 			what, ratio = l.name, r
 		}
 	}
-	if ratio < 0.8 {
+	if ratio < binds {
 		return "", ratio
 	}
 	return what, ratio
 }
-
-// nearFull is the share of a known goodput from which a flow that sat
-// at a buffer is called full anyway: below it the buffer held back what
-// the path had left (BBR at 2.5 Gbit/s × 20 ms with tcp_wmem max 1.5 ×
-// BDP: 96.6% of the goodput, the send buffer binding 82% of the time,
-// a queue stretching the RTT from 20 to 25 ms; at 2.68 × BDP 99.96%).
-const nearFull = 0.99
 
 // heldShort is the verdict for a flow that sat at a buffer most of the
 // time, without loss, short of a known goodput: the bytes in flight
@@ -56,7 +49,7 @@ const nearFull = 0.99
 // flight sat in the queue), because the link was not kept busy: in
 // flight must cover the RTT under load, and the buffer held it below.
 func heldShort(in Input, n int, sh Shares) (Result, bool) {
-	if in.PathRate <= 0 || in.Retransmits != 0 || in.BitsPerSecond >= nearFull*in.PathRate {
+	if in.PathRate <= 0 || in.Retransmits != 0 || Full(in.BitsPerSecond, in.PathRate) {
 		return Result{}, false
 	}
 	what, _ := binding(in, n)
@@ -80,18 +73,21 @@ func heldShort(in Input, n int, sh Shares) (Result, bool) {
 	return r, true
 }
 
-// capacity is the verdict "the path is full": the rate is within 5% of
-// the path's known goodput; or, when the goodput is not known, the RTT
+// capacity is the verdict "the path is full": the rate fills the path's
+// known goodput (Full); or, when the goodput is not known, the RTT
 // under load exceeds the idle RTT by more than 20% (a queue is building)
 // while no window binds, or while more is in flight than the rate needs
 // at the idle RTT (the surplus sits in a queue). A known goodput that
 // the rate is well below overrules the RTT: the delay then comes from
-// somewhere else (a busy receiver or emulator), not a full path.
+// somewhere else (a busy receiver or emulator), not a full path. So
+// does a flow the other way at the same time (--bidir): its queue, in
+// the other direction, delays this one's ACKs, and the RTT cannot tell
+// whose data stretched it.
 func capacity(in Input, n int, sh Shares) (Result, bool) {
 	idle := in.idleRTT()
-	full := in.PathRate > 0 && in.BitsPerSecond >= 0.95*in.PathRate
+	full := Full(in.BitsPerSecond, in.PathRate)
 	queue := idle > 0 && in.RTTUS > idle && float64(in.RTTUS) > 1.2*float64(idle) && in.RTTUS-idle > 1000
-	if !full && (!queue || in.PathRate > 0) {
+	if !full && (!queue || in.PathRate > 0 || in.Concurrent) {
 		return Result{}, false
 	}
 	if !full {
@@ -156,6 +152,7 @@ func measured(in Input, n int, sh Shares) (Result, bool) {
 			// not yet acknowledged) until the hole is filled, so the
 			// sender had no room left, whatever a queue added.
 			r.CapBPS = max(in.BitsPerSecond/float64(n), 1)
+			r.Recovering = true
 			r.Verdict = fmt.Sprintf("limited by the send buffer: %s in flight fills %.0f%% of the %s send buffer while loss is recovered (%d retransmits: the buffer also keeps what was sent beyond each hole until it is filled)",
 				fl, 100*float64(in.InflightBytes)/float64(in.SndBuf), units.FormatSize(float64(in.SndBuf)), in.Retransmits)
 			r.Advice = sndbufAdvice(in)
@@ -198,7 +195,7 @@ func sndbufCapped(in Input) bool {
 	if in.Window > 0 || in.Retransmits != 0 || in.SndBuf == 0 || in.MSS == 0 {
 		return false
 	}
-	if in.PathRate > 0 && in.BitsPerSecond >= 0.9*in.PathRate {
+	if Full(in.BitsPerSecond, in.PathRate) {
 		return false
 	}
 	return int64(in.SndBuf) < window.SendTarget(int64(in.CwndBytes), int64(in.MSS))

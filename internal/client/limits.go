@@ -8,6 +8,7 @@ import (
 	"github.com/tcptune/tcptune/internal/limits"
 	"github.com/tcptune/tcptune/internal/result"
 	"github.com/tcptune/tcptune/internal/stats"
+	"github.com/tcptune/tcptune/internal/sysctl"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/version"
 	"github.com/tcptune/tcptune/internal/view"
@@ -46,9 +47,11 @@ func (s *session) views(totals []engine.StreamTotal, sum result.Summary, ext *wi
 				PathRate: s.o.PathRate, PathMSS: s.o.PathMSS, IdleRTTUS: uint64(s.o.IdleRTT.Microseconds()), SenderIsLocal: localSends,
 				Sender: local, Receiver: remote, SenderCPU: sum.CPU.Total, SenderCores: runtime.NumCPU(), ReceiverCPU: sum.RemoteCPU.Total,
 			}
+			c.Concurrent = s.params.Bidirectional
 			if !localSends {
 				c.Sender, c.Receiver = remote, local
 				c.SenderCPU, c.SenderCores, c.ReceiverCPU = sum.RemoteCPU.Total, remoteCores, sum.CPU.Total
+				c.RecvBufMax = sysctl.Host().Int("net.ipv4.tcp_rmem", 2)
 			}
 			return c
 		}})

@@ -80,17 +80,24 @@ type StreamTotal struct {
 	Reorder         int64 // reorderings the sender saw (tcpi_reord_seen), iperf3 3.20+
 	MaxCwnd         uint64
 	MaxSndWnd       uint64
-	MaxRTT, MinRTT  uint32
-	MeanRTT         uint32
-	Packets, Lost   int64
-	OOO             int64
-	JitterMS        float64
-	OmittedPackets  int64
-	OmittedLost     int64
+	// The receiver's view (a receiving stream): the largest window it
+	// advertised (tcpi_rcv_wnd, Linux 6.2+; 0 where not reported) and
+	// its mean RTT estimate (tcpi_rcv_rtt, µs) over the measured
+	// period; MinRTT is then the socket's tcpi_min_rtt.
+	MaxRcvWnd      uint64
+	MeanRcvRTT     uint32
+	MaxRTT, MinRTT uint32
+	MeanRTT        uint32
+	Packets, Lost  int64
+	OOO            int64
+	JitterMS       float64
+	OmittedPackets int64
+	OmittedLost    int64
 	// Delivered is the payload the kernel counted as delivered over
 	// the measured period: at a sender tcpi_delivered × the average
-	// segment payload (it does not jump when a hole is filled), at a
-	// receiver tcpi_bytes_received (it does). DeliveredBy is "sender", "receiver" or "" (unknown).
+	// segment payload, at a receiver the data segments that arrived ×
+	// their mean payload (neither jumps when a hole is filled).
+	// DeliveredBy is "sender", "receiver" or "" (unknown).
 	Delivered   int64
 	DeliveredBy string
 	// MeanInflight and MeanNotsent are the sender's measured bytes in
@@ -122,6 +129,9 @@ type tracker struct {
 	sumFlight uint64
 	sumUnsent uint64
 	nFlight   uint64
+	maxRcvWnd uint64
+	sumRcvRTT uint64
+	nRcvRTT   uint64
 }
 
 // Test runs the data phase of one test over a set of streams.
@@ -324,6 +334,13 @@ func (t *Test) sampleLocked(now time.Time, emit bool, infos []*sockopt.TCPInfo) 
 			if info := info(i, s); info != nil {
 				si.Delivered, si.DeliveredBy = info.ReceivedSince(tr.prevInfo), "receiver"
 				tr.prevInfo, tr.lastInfo = info, info
+				if !t.omitting {
+					tr.maxRcvWnd = max(tr.maxRcvWnd, uint64(info.RcvWnd))
+					if info.RcvRTT > 0 {
+						tr.sumRcvRTT += uint64(info.RcvRTT)
+						tr.nRcvRTT++
+					}
+				}
 			}
 		} else {
 			if info := info(i, s); info != nil {
@@ -438,6 +455,11 @@ func (t *Test) computeTotals() []StreamTotal {
 				st.Delivered, st.DeliveredBy = tr.lastInfo.DeliveredSince(tr.baseInfo), "sender"
 			} else {
 				st.Delivered, st.DeliveredBy = tr.lastInfo.ReceivedSince(tr.baseInfo), "receiver"
+				st.Last = tr.lastInfo
+				st.MaxRcvWnd, st.MinRTT = tr.maxRcvWnd, tr.lastInfo.MinRTT
+				if tr.nRcvRTT > 0 {
+					st.MeanRcvRTT = uint32(tr.sumRcvRTT / tr.nRcvRTT)
+				}
 			}
 		}
 		if s.Sender && !s.UDP && tr.lastInfo != nil {

@@ -1,8 +1,11 @@
-// Package limits says what limited each direction of a test, from the
-// sending side's view (its TCP_INFO chronographs, windows and RTT, as
-// wire.ExtStream carries them), through package attrib. The client
-// attributes both directions of its tests, the server those of the tests
-// it serves; both build Directions and call Attribute.
+// Package limits says what limited each direction of a test, through
+// package attrib: from the sending side's view (its TCP_INFO
+// chronographs, windows and RTT, as wire.ExtStream carries them) where
+// it is at hand, else from the receiving side's (the window it
+// advertised, its buffer and RTT, as wire.ExtReceived carries them).
+// The client attributes both directions of its tests, the server those
+// of the tests it serves, tune its trials; all build Directions and
+// call Attribute.
 package limits
 
 import (
@@ -38,14 +41,18 @@ const (
 )
 
 // Direction is one direction of a test: the sender's view of each of
-// its streams, or why there is none.
+// its streams, or why there is none, and the receiver's.
 type Direction struct {
 	Name    string
 	Streams []wire.ExtStream
-	// Unavailable, if set, says why the sender's view is missing (the
-	// verdict then says so rather than guess).
+	// Unavailable, if set, says why the sender's view is missing; the
+	// receiver's view (Received) then decides what it can, and the
+	// verdict says so rather than guess.
 	Unavailable string
-	Context     Context
+	// Received is the receiver's view of each stream (this host's
+	// receiving sockets), used where the sender's is missing.
+	Received []wire.ExtReceived
+	Context  Context
 }
 
 // Context is what the sender's TCP_INFO does not know.
@@ -60,6 +67,11 @@ type Context struct {
 	SenderCPU        float64 // % of one core
 	SenderCores      int
 	ReceiverCPU      float64 // % of one core (0 = unknown)
+	// RecvBufMax is the most the receiving socket's buffer may grow to
+	// when autotuned (the receiving host's tcp_rmem max; 0 = unknown).
+	RecvBufMax int64
+	// Concurrent: the other direction ran at the same time (--bidir).
+	Concurrent bool
 }
 
 // Input turns one stream's sender-side view into attribution input. The
@@ -81,7 +93,39 @@ func Input(e wire.ExtStream) attrib.Input {
 	}
 }
 
+// receiverViews reports whether every stream's receiver saw its window
+// (or its buffer) and the period.
+func receiverViews(rs []wire.ExtReceived) bool {
+	for _, r := range rs {
+		if (r.RcvWnd == 0 && r.RcvBuf == 0) || r.Seconds <= 0 {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// ReceiverInput turns one stream's receiver-side view into attribution
+// input.
+func ReceiverInput(r wire.ExtReceived) attrib.Input {
+	bps := 0.0
+	if r.Seconds > 0 {
+		bps = float64(r.Bytes) * 8 / r.Seconds
+	}
+	return attrib.Input{
+		From: attrib.FromReceiver, WallUS: uint64(r.Seconds * 1e6), BitsPerSecond: bps, Streams: 1,
+		MinRTTUS: uint64(r.MinRTT), MSS: uint64(r.MSS), Retransmits: -1,
+		ReceiverView: &attrib.Receiver{Window: r.RcvWnd, RcvBuf: r.RcvBuf, RTTUS: uint64(r.RcvRTT)},
+	}
+}
+
 func (c Context) apply(in *attrib.Input) {
+	in.Concurrent = c.Concurrent
+	if rv := in.ReceiverView; rv != nil {
+		rv.BufMax = uint64(max(c.RecvBufMax, 0))
+		if c.Window > 0 {
+			rv.BufMax = rv.RcvBuf
+		}
+	}
 	in.TargetRate, in.Window = c.TargetRate, c.Window
 	in.PathRate, in.IdleRTTUS = c.PathRate, c.IdleRTTUS
 	if c.PathMSS > 0 && in.MSS > 0 {
@@ -97,7 +141,18 @@ func (c Context) apply(in *attrib.Input) {
 // stream's own when there are several.
 func Attribute(d Direction) Verdict {
 	v := Verdict{Direction: d.Name}
-	if d.Unavailable != "" || len(d.Streams) == 0 {
+	var ins []attrib.Input
+	var ids []int
+	switch {
+	case d.Unavailable == "" && len(d.Streams) > 0:
+		for _, e := range d.Streams {
+			ins, ids = append(ins, Input(e)), append(ids, e.ID)
+		}
+	case receiverViews(d.Received):
+		for _, r := range d.Received {
+			ins, ids = append(ins, ReceiverInput(r)), append(ids, r.ID)
+		}
+	default:
 		why := d.Unavailable
 		if why == "" {
 			why = "no stream sent in this direction"
@@ -105,15 +160,12 @@ func Attribute(d Direction) Verdict {
 		v.Result = attrib.Unavailable(why)
 		return v
 	}
-	var ins []attrib.Input
 	var per []StreamLimit
-	for _, e := range d.Streams {
-		in := Input(e)
-		d.Context.apply(&in)
-		ins = append(ins, in)
-		per = append(per, StreamLimit{ID: e.ID, Result: attrib.Attribute(in)})
+	for i := range ins {
+		d.Context.apply(&ins[i])
+		per = append(per, StreamLimit{ID: ids[i], Result: attrib.Judge(ins[i])})
 	}
-	v.Result = attrib.Attribute(attrib.Merge(ins))
+	v.Result = attrib.Judge(attrib.Merge(ins))
 	if len(per) > 1 {
 		v.Streams = per
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/limits"
 	"github.com/tcptune/tcptune/internal/result"
+	"github.com/tcptune/tcptune/internal/sysctl"
 	"github.com/tcptune/tcptune/internal/view"
 	"github.com/tcptune/tcptune/internal/wire"
 )
@@ -62,8 +63,10 @@ func (t *session) record(m result.Meta, totals []engine.StreamTotal, peer *wire.
 			c := limits.Context{
 				TargetRate: float64(t.params.Bandwidth), Window: t.params.Window,
 				Sender: remote, Receiver: local, SenderCPU: peerCPU, SenderCores: peerExt.Cores, ReceiverCPU: cpu,
+				RecvBufMax: sysctl.Host().Int("net.ipv4.tcp_rmem", 2), Concurrent: t.params.Bidirectional,
 			}
 			if serverSends {
+				c.RecvBufMax = 0
 				c.Sender, c.Receiver, c.SenderIsLocal = local, remote, true
 				c.SenderCPU, c.SenderCores, c.ReceiverCPU = cpu, runtime.NumCPU(), peerCPU
 			}

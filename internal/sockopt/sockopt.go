@@ -122,6 +122,7 @@ type TCPInfo struct {
 	SndWnd        uint32 `json:"snd_wnd"` // peer's advertised window
 	RcvWnd        uint32 `json:"rcv_wnd"` // our advertised window
 	RcvSpace      uint32 `json:"rcv_space"`
+	RcvRTT        uint32 `json:"rcv_rtt"` // the receiver's RTT estimate, µs (tcpi_rcv_rtt)
 	NotsentBytes  uint32 `json:"notsent_bytes"`
 	ReordSeen     uint32 `json:"reord_seen"`
 	BusyTime      uint64 `json:"busy_time"`
@@ -135,6 +136,7 @@ type TCPInfo struct {
 	Unacked       uint32 `json:"unacked"`   // segments in flight
 	Delivered     uint32 `json:"delivered"` // segments delivered, SACKed ones included (4.18+)
 	DataSegsOut   uint32 `json:"data_segs_out"`
+	DataSegsIn    uint32 `json:"data_segs_in"`
 }
 
 // CwndBytes is the congestion window in bytes.
@@ -166,11 +168,22 @@ func (t *TCPInfo) DeliveredSince(base *TCPInfo) int64 {
 	return int64(float64(t.Delivered-base.Delivered) * seg)
 }
 
-// ReceivedSince is the payload a receiver took in order since base
-// (tcpi_bytes_received): it jumps when a retransmission fills a hole.
+// ReceivedSince is the payload that arrived at a receiver since base:
+// the data segments that arrived (tcpi_data_segs_in, retransmissions
+// included) × the mean payload of a data segment so far
+// (tcpi_bytes_received ÷ tcpi_data_segs_in). Unlike tcpi_bytes_received
+// alone, which counts payload only once it is in order, it does not
+// jump when a retransmission fills a hole and releases what arrived
+// beyond it in earlier periods: a period's count is what crossed the
+// path in it. On kernels without tcpi_data_segs_in it falls back to
+// tcpi_bytes_received.
 func (t *TCPInfo) ReceivedSince(base *TCPInfo) int64 {
 	if base == nil {
 		base = &TCPInfo{}
 	}
-	return int64(t.BytesReceived - base.BytesReceived)
+	if t.DataSegsIn == 0 || t.DataSegsIn < base.DataSegsIn {
+		return int64(t.BytesReceived - base.BytesReceived)
+	}
+	seg := float64(t.BytesReceived) / float64(t.DataSegsIn)
+	return int64(float64(t.DataSegsIn-base.DataSegsIn) * seg)
 }

@@ -139,7 +139,7 @@ func (r *runner) peerAdvice(d Direction, k knob, t Trial) {
 
 // good reports whether c's median in d fills the path.
 func (r *runner) good(c *Candidate, d Direction) bool {
-	return r.res.Goodput > 0 && c.Summary[d].Median >= full*r.res.Goodput
+	return attrib.Full(c.Summary[d].Median, r.res.Goodput)
 }
 
 // fullShare is the baseline's worst share of the goodput over the

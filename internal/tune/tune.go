@@ -176,8 +176,6 @@ const (
 	// plateau: the search keeps the smallest value within 3% of the
 	// best throughput it saw.
 	plateau = 0.03
-	// full: a baseline at 97% of the path's goodput has nothing to gain.
-	full = 0.97
 	// minGain is the smallest improvement worth changing a host for.
 	minGain = 0.02
 	// worse: a choice more than 5% worse in any direction is rolled back.
@@ -251,7 +249,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		return res, nil
 	}
 	choice := base
-	if f := r.fullShare(base); f >= full && !o.Force {
+	if f := r.fullShare(base); attrib.Full(f, 1) && !o.Force {
 		res.AlreadyFull = true
 		res.Why = fmt.Sprintf("the baseline already reaches %.0f%% of the path's goodput (%s) in every direction this host controls: nothing to tune (--force searches anyway)", 100*f, rate(res.Goodput))
 	} else {

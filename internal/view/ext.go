@@ -39,14 +39,21 @@ func ExtStreams(totals []engine.StreamTotal) []wire.ExtStream {
 	return out
 }
 
-// Received is this side's receiver count of each TCP stream it
-// received (its kernel's tcpi_bytes_received over the measured period),
-// for the sender's side to compare with its own count.
+// Received is this side's receiver view of each TCP stream it
+// received: its kernel's tcpi_bytes_received over the measured period,
+// for the sender's side to compare with its own count, and the window
+// it advertised, its buffer and RTT, for the verdict where the sender's
+// view is out of reach.
 func Received(totals []engine.StreamTotal) []wire.ExtReceived {
 	var out []wire.ExtReceived
 	for _, t := range totals {
 		if !t.Sender && t.DeliveredBy == string(Receiver) && t.Delivered > 0 && t.Seconds > 0 {
-			out = append(out, wire.ExtReceived{ID: t.ID, Seconds: t.Seconds, Bytes: t.Delivered})
+			r := wire.ExtReceived{ID: t.ID, Seconds: t.Seconds, Bytes: t.Delivered,
+				RcvWnd: t.MaxRcvWnd, RcvBuf: uint64(max(t.RcvBuf, 0)), RcvRTT: t.MeanRcvRTT, MinRTT: t.MinRTT}
+			if t.Last != nil {
+				r.MSS = t.Last.RcvMSS
+			}
+			out = append(out, r)
 		}
 	}
 	return out

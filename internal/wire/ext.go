@@ -23,13 +23,22 @@ type Ext struct {
 	Received []ExtReceived `json:"received,omitempty"`
 }
 
-// ExtReceived is one receiving stream's count: tcpi_bytes_received
-// over the measured period (payload in order, so it jumps when a
-// retransmission fills a hole, but never runs ahead of what arrived).
+// ExtReceived is one receiving stream's view: the payload that arrived
+// over the measured period (its data segments × their mean payload: it
+// does not jump when a retransmission fills a hole, and never runs ahead
+// of what arrived),
+// the largest window it advertised (tcpi_rcv_wnd, Linux 6.2+), its
+// receive buffer at the end, its RTT estimate under load (tcpi_rcv_rtt)
+// and the smallest RTT it saw.
 type ExtReceived struct {
 	ID      int     `json:"id"`
 	Seconds float64 `json:"seconds"`
 	Bytes   int64   `json:"received_bytes"`
+	RcvWnd  uint64  `json:"max_rcv_wnd,omitempty"`
+	RcvBuf  uint64  `json:"rcvbuf,omitempty"`
+	RcvRTT  uint32  `json:"mean_rcv_rtt,omitempty"`
+	MinRTT  uint32  `json:"min_rtt,omitempty"`
+	MSS     uint32  `json:"rcv_mss,omitempty"`
 }
 
 // ExtStream is one sending stream's sender-side view.
