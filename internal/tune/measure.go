@@ -176,5 +176,8 @@ func trialOf(out *client.Outcome, d Direction) (Trial, error) {
 	t.RTTus, t.MinRTTus = float64(v.RTT.Microseconds()), float64(v.MinRTT.Microseconds())
 	r := v.Verdict.Result
 	t.Limit, t.Verdict, t.Advice, t.Capped = string(r.Limit), r.Verdict, r.Advice, r.Capped
+	for _, l := range r.RuledOut {
+		t.RuledOut = append(t.RuledOut, string(l))
+	}
 	return t, nil
 }

@@ -107,13 +107,18 @@ func (r *runner) modelNeed(key string) float64 {
 }
 
 // unseenPeer says what is known of a direction the peer sends without
-// a sender's view (a stock iperf3): this host's buffer already allows
-// the goodput, so the limit is on the peer's side, but which one the
-// evidence does not decide.
-func (r *runner) unseenPeer(d Direction, k knob, cur int64) {
+// a sender's view (a stock iperf3): this host's buffer does not hold
+// it (the receiver's verdict ruled its window out, or the buffer
+// already allows the path's goodput), so the limit is on the peer's
+// side, but which one the evidence does not decide.
+func (r *runner) unseenPeer(d Direction, k knob, cur int64, t Trial) {
 	v := roundUp(2 * float64(r.res.BDP))
-	line := fmt.Sprintf("%s is counted only at this receiver (the peer sends no sender's view, as a stock iperf3 does not); this host's %s max %s already allows the path's goodput, so the limit is on the peer's side: its send buffer or its congestion control, which tune cannot see; if its tcp_wmem max is below 2 × BDP: on %s: sysctl -w net.ipv4.tcp_wmem='4096 16384 %d'",
-		d, strings.TrimPrefix(k.key, "net.ipv4."), r.multiple(cur), r.env.Peer(), v)
+	why := fmt.Sprintf("this host's %s max %s already allows the path's goodput", strings.TrimPrefix(k.key, "net.ipv4."), r.multiple(cur))
+	if slices.Contains(t.RuledOut, string(attrib.ReceiverWindow)) {
+		why = "this host's receive window is ruled out (" + t.Verdict + ")"
+	}
+	line := fmt.Sprintf("%s is counted only at this receiver (the peer sends no sender's view, as a stock iperf3 does not); %s, so the limit is on the peer's side: its send buffer or its congestion control, which tune cannot see; if its tcp_wmem max is below 2 × BDP: on %s: sysctl -w net.ipv4.tcp_wmem='4096 16384 %d'",
+		d, why, r.env.Peer(), v)
 	if !slices.Contains(r.res.PeerAdvice, line) {
 		r.res.PeerAdvice = append(r.res.PeerAdvice, line)
 	}
@@ -471,13 +476,19 @@ func (r *runner) nextStep(last *Candidate, active map[Direction]bool, lossy *boo
 		if res.Goodput > 0 && t.BitsPerSecond > 0 {
 			want = float64(cur) * res.Goodput / t.BitsPerSecond * headroom
 		}
+		if attrib.Limit(t.Limit) == attrib.Unknown && k.key == keyRmem && slices.Contains(t.RuledOut, string(attrib.ReceiverWindow)) {
+			// The receiver's view rules this host's window out: its
+			// buffer is not the lever, whatever the model says.
+			r.unseenPeer(d, k, cur, t)
+			continue
+		}
 		if attrib.Limit(t.Limit) == attrib.Unknown && res.Goodput > 0 {
 			// No sender's view: nothing says this host's buffer limits.
 			// Raise it only to what the model needs for the goodput; if it
 			// already allows that, the limit is on the sender's side.
 			need := r.modelNeed(k.key)
 			if float64(cur) >= need {
-				r.unseenPeer(d, k, cur)
+				r.unseenPeer(d, k, cur, t)
 				continue
 			}
 			want = need

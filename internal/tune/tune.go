@@ -85,6 +85,9 @@ type Trial struct {
 	Limit       string    `json:"limit,omitempty"`      // receiver-window, send-buffer, network, path-full, cpu...
 	Verdict     string    `json:"verdict,omitempty"`    // the attribution in words
 	Advice      string    `json:"advice,omitempty"`     // what to change
+	// RuledOut names the limits the evidence excluded where it could
+	// not name the one that held (the receiver's view of a stock peer).
+	RuledOut []string `json:"ruled_out,omitempty"`
 	// Capped names a buffer that sat at its cap while another limit
 	// bound (the congestion window of a flow without loss): worth a try.
 	Capped     string  `json:"capped,omitempty"`

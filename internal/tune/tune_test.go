@@ -203,7 +203,12 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 		withCores(&t, []cores.Load{{CPU: 0, Busy: 40}, {CPU: 1, Busy: 99, System: 80, User: 19}})
 	}
 	if m.stock && s.Direction == Reverse {
-		t.CountedBy, t.Limit, t.Verdict, t.Retransmits, t.Window, t.SndBuf = "receiver", string(attrib.Unknown), "limit attribution unavailable: no sender's view", -1, 0, 0
+		// Only the receiver's view: it names its own window when that
+		// held, and otherwise rules it out.
+		t.CountedBy, t.Retransmits, t.Window, t.SndBuf = "receiver", -1, 0, 0
+		if best.limit != attrib.ReceiverWindow {
+			t.Limit, t.Verdict, t.RuledOut = string(attrib.Unknown), "model: not the receiver's window", []string{string(attrib.ReceiverWindow)}
+		}
 	}
 	return t, nil
 }
@@ -569,10 +574,15 @@ func TestSearchStockPeer(t *testing.T) {
 	if ch.WmemMax <= 4194304 {
 		t.Errorf("wmem not raised: %d", ch.WmemMax)
 	}
-	// rmem's raise gained nothing in reverse: not kept above where it was.
-	if ch.RmemMax > 6291456 {
-		t.Errorf("rmem kept at %d though raising it gained nothing", ch.RmemMax)
-		dumpResult(t, res)
+	// The receiver's view ruled this host's window out in reverse: rmem
+	// is not tried, and the peer's side is named.
+	for _, c := range res.Candidates {
+		if c.Origin == OriginSearch && c.RmemMax > 6291456 {
+			t.Errorf("%s raised rmem to %d though the receiver's view ruled its window out", c.ID, c.RmemMax)
+		}
+	}
+	if len(res.PeerAdvice) != 1 || !strings.Contains(res.PeerAdvice[0], "receive window is ruled out") {
+		t.Errorf("peer advice %q", res.PeerAdvice)
 	}
 	steps := strings.Join(res.Steps, "\n")
 	if strings.Contains(steps, "stopped paying") && !strings.Contains(steps, "reverse: the buffer stopped paying") {
@@ -588,7 +598,7 @@ func TestSearchStockPeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Kept || len(res.PeerAdvice) != 1 || !strings.Contains(res.PeerAdvice[0], "counted only at this receiver") {
+	if !res.Kept || len(res.PeerAdvice) != 1 || !strings.Contains(res.PeerAdvice[0], "counted only at this receiver") || !strings.Contains(res.PeerAdvice[0], "receive window is ruled out") {
 		t.Errorf("kept %v, peer advice %q", res.Kept, res.PeerAdvice)
 	}
 	for _, c := range res.Candidates {
