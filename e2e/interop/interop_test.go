@@ -228,11 +228,11 @@ func tcptuneClient(t *testing.T, ip string) {
 			d := parse(t, runClient(t, bin, port, c.args))
 			check(t, d, c.args, c.udp)
 			// Against stock iperf3 the server's TCP_INFO is unknown: a
-			// reverse test must say so rather than guess.
+			// reverse test's verdict is this receiver's.
 			if c.name == "reverse" {
 				lim := fmt.Sprint(d["tcptune"])
-				if !strings.Contains(lim, "needs the sender's view") {
-					t.Errorf("reverse against iperf3: attribution should need the sender's view: %s", lim)
+				if !strings.Contains(lim, "from:receiver") {
+					t.Errorf("reverse against iperf3: the verdict should be the receiver's: %s", lim)
 				}
 			}
 		})

@@ -122,7 +122,7 @@ func receiverView(in Input) Result {
 	}
 	r.Verdict = fmt.Sprintf("not the receiver's window (%s %s, %s needed at %s and RTT %s): the sender's send buffer or congestion control, or the path",
 		units.FormatSize(float64(win)), how, units.FormatSize(need), units.FormatRateShort(perFlow), fmtRTT(rtt))
-	r.Advice = "the sender's view decides which (run tcptune serve or bench at the sending end)"
+	r.Advice = "the sender's view decides which: run tcptune (bench or serve) at the sending end"
 	return r
 }
 

@@ -32,6 +32,12 @@ type UDPInput struct {
 // out of reach. The drop counter is the host's (every UDP socket in its
 // namespace), so the verdict names it as such.
 func AttributeUDP(in UDPInput) Result {
+	r := attributeUDP(in)
+	r.From = FromReceiver
+	return r
+}
+
+func attributeUDP(in UDPInput) Result {
 	if in.Packets <= 0 {
 		return Unavailable("no datagram was counted")
 	}

@@ -95,9 +95,9 @@ type StreamTotal struct {
 	OmittedLost    int64
 	// Delivered is the payload the kernel counted as delivered over
 	// the measured period: at a sender tcpi_delivered × the average
-	// segment payload, at a receiver the data segments that arrived ×
-	// their mean payload (neither jumps when a hole is filled).
-	// DeliveredBy is "sender", "receiver" or "" (unknown).
+	// segment payload (it does not jump when a hole is filled), at a
+	// receiver tcpi_bytes_received (it does). DeliveredBy is "sender",
+	// "receiver" or "" (unknown).
 	Delivered   int64
 	DeliveredBy string
 	// MeanInflight and MeanNotsent are the sender's measured bytes in

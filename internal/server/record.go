@@ -31,6 +31,23 @@ type DirectionRecord struct {
 	Verdict       limits.Verdict
 }
 
+// verdicts are the record's verdicts, client→server first.
+func (r TestRecord) verdicts() []limits.Verdict {
+	var out []limits.Verdict
+	for _, d := range r.Directions {
+		out = append(out, d.Verdict)
+	}
+	return out
+}
+
+// documentExt is the "tcptune" object of serve's own report (its text
+// and -J output): what it sends the client, and its verdict on each
+// direction of the test.
+type documentExt struct {
+	wire.Ext
+	Limits []limits.Verdict `json:"limits,omitempty"`
+}
+
 // record builds the test's record from this side's totals and the
 // client's results. The sender's view of client→server streams comes
 // from a tcptune client's extension; with another client that

@@ -603,9 +603,10 @@ func (t *session) exchange(m result.Meta) {
 	totals := t.test.Totals()
 	cpu := t.test.CPU()
 	sum := result.Summarize(m, totals, peer, cpu)
+	rec := t.record(m, totals, peer, cpu.Total, peer.CPUTotal)
 	if f := t.srv.o.OnTestEnd; f != nil {
 		t.recorded = true
-		defer f(t.record(m, totals, peer, cpu.Total, peer.CPUTotal))
+		defer f(rec)
 	}
 	ext := wire.Ext{Version: version.Version, Cores: runtime.NumCPU(), SndBuf: m.SndBufActual, RcvBuf: m.RcvBufActual, Streams: view.ExtStreams(totals),
 		Received: view.Received(totals), IntervalsLeftOut: t.pr.IntervalsLeftOut()}
@@ -615,7 +616,10 @@ func (t *session) exchange(m result.Meta) {
 	if n := ext.IntervalsLeftOut; n > 0 {
 		t.logf("the report keeps the first and last %d intervals; %d between them were left out", t.pr.MaxIntervals/2, n)
 	}
-	t.pr.End(sum, ext)
+	t.pr.End(sum, documentExt{Ext: ext, Limits: rec.verdicts()})
+	for _, v := range rec.verdicts() {
+		t.pr.Textf("%s", v.Line())
+	}
 	res := view.Results(totals, cpu, m.CongestionCC)
 	if raw, err := json.Marshal(ext); err == nil {
 		res.Tcptune = raw

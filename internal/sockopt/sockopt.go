@@ -136,7 +136,6 @@ type TCPInfo struct {
 	Unacked       uint32 `json:"unacked"`   // segments in flight
 	Delivered     uint32 `json:"delivered"` // segments delivered, SACKed ones included (4.18+)
 	DataSegsOut   uint32 `json:"data_segs_out"`
-	DataSegsIn    uint32 `json:"data_segs_in"`
 }
 
 // CwndBytes is the congestion window in bytes.
@@ -168,22 +167,13 @@ func (t *TCPInfo) DeliveredSince(base *TCPInfo) int64 {
 	return int64(float64(t.Delivered-base.Delivered) * seg)
 }
 
-// ReceivedSince is the payload that arrived at a receiver since base:
-// the data segments that arrived (tcpi_data_segs_in, retransmissions
-// included) × the mean payload of a data segment so far
-// (tcpi_bytes_received ÷ tcpi_data_segs_in). Unlike tcpi_bytes_received
-// alone, which counts payload only once it is in order, it does not
-// jump when a retransmission fills a hole and releases what arrived
-// beyond it in earlier periods: a period's count is what crossed the
-// path in it. On kernels without tcpi_data_segs_in it falls back to
-// tcpi_bytes_received.
+// ReceivedSince is the payload a receiver took in order since base
+// (tcpi_bytes_received): it jumps when a retransmission fills a hole.
+// (tcpi_data_segs_in cannot say what arrived instead: it counts a
+// coalesced GRO packet as one segment, 40 KB each on the lab's links.)
 func (t *TCPInfo) ReceivedSince(base *TCPInfo) int64 {
 	if base == nil {
 		base = &TCPInfo{}
 	}
-	if t.DataSegsIn == 0 || t.DataSegsIn < base.DataSegsIn {
-		return int64(t.BytesReceived - base.BytesReceived)
-	}
-	seg := float64(t.BytesReceived) / float64(t.DataSegsIn)
-	return int64(float64(t.DataSegsIn-base.DataSegsIn) * seg)
+	return int64(t.BytesReceived - base.BytesReceived)
 }

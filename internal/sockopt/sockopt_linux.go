@@ -67,7 +67,7 @@ func FromKernel(ti *unix.TCPInfo) *TCPInfo {
 		BusyTime: ti.Busy_time, RwndLimited: ti.Rwnd_limited, SndbufLimited: ti.Sndbuf_limited,
 		DeliveryRate: ti.Delivery_rate, BytesSent: ti.Bytes_sent, BytesRetrans: ti.Bytes_retrans,
 		BytesAcked: ti.Bytes_acked, BytesReceived: ti.Bytes_received,
-		Unacked: ti.Unacked, Delivered: ti.Delivered, DataSegsOut: ti.Data_segs_out, DataSegsIn: ti.Data_segs_in,
+		Unacked: ti.Unacked, Delivered: ti.Delivered, DataSegsOut: ti.Data_segs_out,
 	}
 }
 

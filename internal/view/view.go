@@ -28,12 +28,10 @@ const (
 	// only by the ACKs held up at the period's start (0.02–0.16% in short
 	// trials at 2.5 Gbit/s in the lab).
 	Sender Counter = "sender"
-	// Receiver: the receiver's count of the payload that arrived (its
-	// data segments × their mean payload, sockopt.ReceivedSince), where
-	// the sender's count is out of reach (a stock iperf3 sending), or
-	// where both ends counted and it was the smaller. It does not jump
-	// when a retransmission fills a hole, and never runs ahead of what
-	// arrived.
+	// Receiver: the receiver's tcpi_bytes_received, where the sender's
+	// count is out of reach (a stock iperf3 sending), or where both ends
+	// counted and it was the smaller: it jumps when a retransmission
+	// fills a hole, and never runs ahead of what arrived.
 	Receiver Counter = "receiver"
 	// Application: the bytes the application moved, where TCP_INFO is
 	// missing.
@@ -237,8 +235,9 @@ const countsAgree = 0.01
 // did not count the same period: the server's runs about an RTT longer
 // than the client's, and at 600 ms its end idles (82.6 Mbit/s by the
 // receiver's count where the sender's read 94.8, the same flow), so
-// the sender's stays. With loss the receiver's count also holds
-// retransmissions, and the sender's stays too.
+// the sender's stays. With loss the receiver's in-order count jumps
+// when a hole is filled and falls short while one is open (up to an RTT
+// of data at the period's end), so the sender's stays too.
 func (d *Direction) smaller(recv []wire.ExtReceived) {
 	if len(recv) == 0 || len(recv) != d.Streams {
 		return

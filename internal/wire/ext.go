@@ -23,10 +23,9 @@ type Ext struct {
 	Received []ExtReceived `json:"received,omitempty"`
 }
 
-// ExtReceived is one receiving stream's view: the payload that arrived
-// over the measured period (its data segments × their mean payload: it
-// does not jump when a retransmission fills a hole, and never runs ahead
-// of what arrived),
+// ExtReceived is one receiving stream's view: tcpi_bytes_received
+// over the measured period (payload in order, so it jumps when a
+// retransmission fills a hole, but never runs ahead of what arrived),
 // the largest window it advertised (tcpi_rcv_wnd, Linux 6.2+), its
 // receive buffer at the end, its RTT estimate under load (tcpi_rcv_rtt)
 // and the smallest RTT it saw.
