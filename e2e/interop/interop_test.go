@@ -227,6 +227,7 @@ func tcptuneClient(t *testing.T, ip string) {
 		t.Run(c.name, func(t *testing.T) {
 			d := parse(t, runClient(t, bin, port, c.args))
 			check(t, d, c.args, c.udp)
+			testutil.CheckSchema(t, d["tcptune"], "")
 			// Against stock iperf3 the server's TCP_INFO is unknown: a
 			// reverse test's verdict is this receiver's.
 			if c.name == "reverse" {
@@ -263,6 +264,7 @@ func TestTcptuneAgainstTcptune(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := parse(t, runClient(t, bin, port, c.args))
 			check(t, d, c.args, c.udp)
+			testutil.CheckSchema(t, d["tcptune"], "")
 			if c.udp {
 				return
 			}

@@ -213,6 +213,7 @@ func TestVerdictMatrix(t *testing.T) {
 			if err := docs.Decode(&d); err != nil {
 				t.Fatalf("serve -J: %v", err)
 			}
+			testutil.CheckSchema(t, d["tcptune"], "")
 			v, ok := graded(d, c.dir)
 			if !ok {
 				t.Errorf("%s (%s client): serve has no verdict for %s in %v", c.name, cl.name, c.dir, d["tcptune"])
@@ -259,6 +260,7 @@ func (l *labT) benchDoc(link, addr string, port int, args []string) map[string]a
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		l.t.Fatalf("bench -J: %v\n%.2000s", err, out)
 	}
+	testutil.CheckSchema(l.t, d["tcptune"], "")
 	return d
 }
 

@@ -280,7 +280,30 @@ func (p *peerLab) tune(name string, env []string, args ...string) (string, strin
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
+	if err == nil && slices.Contains(args, "--json") {
+		p.checkTrials(o.String())
+	}
 	return o.String(), e.String(), err
+}
+
+// checkTrials validates the verdict of every trial in tune --json's
+// output against the repository's schema.
+func (p *peerLab) checkTrials(out string) {
+	p.t.Helper()
+	var res struct {
+		Candidates []struct {
+			Trials []map[string]any `json:"trials"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		p.t.Errorf("tune --json: %v", err)
+		return
+	}
+	for _, c := range res.Candidates {
+		for _, tr := range c.Trials {
+			testutil.CheckSchema(p.t, tr, "/$defs/tune_trial_verdict")
+		}
+	}
 }
 
 // tune --peer against the real iperf3 (3.12), from a send-buffer-limited
