@@ -83,3 +83,55 @@ func TestDoctorFixesPasteAsPrinted(t *testing.T) {
 		}
 	}
 }
+
+// An overlay below 1500 is raised only to what its lower device carries
+// with the overlay's headers, and the size printed passes: VXLAN at 1400
+// over the lab's 1500-byte link, at both ends; with the fix run as
+// printed, doctor's path-MTU probe (ICMP echoes with DF) finds 1430-byte
+// packets crossing the overlay.
+func TestDoctorOverlayMTU(t *testing.T) {
+	l := newLab(t)
+	const name = "tt-ovl"
+	l.up(name, "--rate", "100mbit", "--rtt", "10ms")
+	links := l.ls()[name]
+	for _, e := range []struct{ side, local, remote, addr string }{{"a", links.AddrA, links.AddrB, "192.168.77.1/24"}, {"b", links.AddrB, links.AddrA, "192.168.77.2/24"}} {
+		l.must("lab", "exec", name, e.side, "--", "sh", "-c",
+			`dev=$(ip -o route get "$1" | sed 's/.* dev \([^ ]*\).*/\1/') && ip link add vx0 type vxlan id 42 dev "$dev" local "$2" remote "$1" dstport 4789 && ip addr add "$3" dev vx0 && ip link set vx0 mtu 1400 up`,
+			"sh", e.remote, e.local, e.addr)
+	}
+	doctor := func(args ...string) []struct{ Check, Verdict, Why, Fix string } {
+		t.Helper()
+		out, errOut, err := l.run(append([]string{"lab", "exec", name, "a", "--", l.bin, "doctor", "--iface", "vx0", "--json"}, args...)...)
+		if err != nil && !strings.Contains(err.Error(), "exit status 2") {
+			t.Fatalf("doctor: %v\n%s%s", err, out, errOut)
+		}
+		var rs []struct{ Check, Verdict, Why, Fix string }
+		if err := json.Unmarshal([]byte(out), &rs); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return rs
+	}
+	var fix string
+	for _, r := range doctor() {
+		if r.Check == "mtu" {
+			fix = r.Fix
+		}
+	}
+	if fix != "ip link set dev vx0 mtu 1430" {
+		t.Fatalf("mtu fix %q, want the size the lower link carries", fix)
+	}
+	l.must(append([]string{"lab", "exec", name, "a", "--"}, strings.Fields(fix)...)...)
+	l.must("lab", "exec", name, "b", "--", "ip", "link", "set", "dev", "vx0", "mtu", "1430")
+	probed := false
+	for _, r := range doctor("--peer", "192.168.77.2") {
+		if r.Check == "path-mtu" {
+			probed = true
+			if r.Verdict != "ok" {
+				t.Errorf("at the MTU doctor printed, 1430-byte packets do not cross the overlay: %+v", r)
+			}
+		}
+	}
+	if !probed {
+		t.Error("no path-mtu check")
+	}
+}

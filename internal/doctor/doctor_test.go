@@ -466,3 +466,38 @@ func TestPathMTUVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// An MTU below 1500 gets a command only where the size it names is
+// known to fit: an overlay raised as far as its lower device carries
+// with the overlay's headers; never 1500 for a tunnel or for a network
+// that may need less.
+func TestLowMTUFixOnlyWhatFits(t *testing.T) {
+	for _, c := range []struct {
+		name, kind, lower string
+		mtu               string
+		want              Verdict
+		fix               string
+	}{
+		{"vxlan under its lower link's room", "vxlan", "eth9", "1400", Warn, "ip link set dev ov0 mtu 1430"},
+		{"vxlan at what fits", "vxlan", "eth9", "1450", OK, ""},
+		{"wireguard, no lower device", "wireguard", "", "1420", OK, ""},
+		{"an Ethernet port below 1500", "", "", "1460", Warn, ""},
+	} {
+		files := map[string]string{
+			"sys/class/net/eth9/ifindex": "2", "sys/class/net/eth9/iflink": "2",
+			"sys/class/net/ov0/mtu": c.mtu, "sys/class/net/ov0/ifindex": "7", "sys/class/net/ov0/iflink": "7",
+			"sys/class/net/ov0/type": "1", "sys/class/net/ov0/address": "02:00:00:00:00:07", "sys/class/net/ov0/addr_assign_type": "0",
+		}
+		if c.kind != "" {
+			files["sys/class/net/ov0/uevent"] = "DEVTYPE=" + c.kind + "\nINTERFACE=ov0\n"
+		}
+		if c.lower != "" {
+			files["sys/class/net/ov0/iflink"] = "2"
+		}
+		root := tree(t, base(t, files), nicLink)
+		r := results(t, Host{Root: root, Iface: "ov0"})["mtu"]
+		if r.Verdict != c.want || r.Fix != c.fix {
+			t.Errorf("%s: %s, fix %q; want %s, fix %q (%+v)", c.name, r.Verdict, r.Fix, c.want, c.fix, r)
+		}
+	}
+}

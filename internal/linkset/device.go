@@ -41,6 +41,11 @@ type Device struct {
 	// too; what udev's Driver= matches); in a fixture tree, the
 	// hardware's (device/driver). "" none or unknown.
 	Driver string
+	// Lower is the device this one is stacked on, in the same
+	// namespace (the interface whose ifindex is this one's iflink: a
+	// VXLAN's, VLAN's or macvlan's underlying device; never a veth's
+	// peer); "" none or elsewhere.
+	Lower string
 }
 
 // OwnAddress is the address that identifies d alone: a hardware device
@@ -145,25 +150,46 @@ func (s Store) Device(ifname string) (Device, error) {
 		d.Udev = udevProperties(filepath.Join(root, "run", "udev", "data", "n"+idx))
 	}
 	if s.live() {
-		kind, perm, driver, err := deviceLive(ifname)
+		l, err := deviceLive(ifname)
 		if err != nil {
 			return Device{}, fmt.Errorf("interface %s: %w", ifname, err)
 		}
-		if kind != "" && kind != "device" {
-			d.Kind = kind
+		if l.kind != "" && l.kind != "device" {
+			d.Kind = l.kind
 		}
-		d.PermAddress = strings.ToLower(perm)
-		if driver != "" {
-			d.Driver = driver
+		d.PermAddress = strings.ToLower(l.perm)
+		if l.driver != "" {
+			d.Driver = l.driver
 		}
+		d.Lower = l.lower
 	} else if d.Kind == "" && d.AddrAssignType == 0 {
 		d.PermAddress = d.Address
 	}
 	if d.Kind == "" && d.Driver == "" && d.PermAddress == "" && d.Type == "none" {
 		d.Kind = "tun"
 	}
+	// A fixture tree's stacked device: sysfs's iflink (a veth's is its
+	// peer's index, likely in another namespace).
+	if link, idx := read("iflink"), read("ifindex"); !s.live() && link != "" && link != "0" && link != idx && d.Kind != "veth" {
+		d.Lower = byIndex(filepath.Dir(dir), link)
+	}
 	return d, nil
 }
+
+// byIndex is the interface under dir (a sys/class/net) whose ifindex is
+// idx; "" if none.
+func byIndex(dir, idx string) string {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if b, err := os.ReadFile(filepath.Join(dir, e.Name(), "ifindex")); err == nil && strings.TrimSpace(string(b)) == idx {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
+// liveDevice is what deviceLive reads.
+type liveDevice struct{ kind, perm, driver, lower string }
 
 // udevProperties reads the E:KEY=VALUE lines of a udev database file;
 // nil if there is none.

@@ -35,23 +35,36 @@ func setLive(ifname, attr string, v int) error {
 	return fmt.Errorf("unknown attribute %q", attr)
 }
 
-// deviceLive is the link's kind as netlink names it ("device" for
-// hardware), its permanent address ("" if the driver has none) and its
-// driver as ethtool reports it (veth, bridge, e1000e; what udev's
-// Driver= matches; "" if none answers).
-func deviceLive(ifname string) (kind, perm, driver string, err error) {
+// deviceLive is what netlink and ethtool say of a link: its kind
+// ("device" for hardware), its permanent address ("" if the driver has
+// none), its driver as ethtool reports it (veth, bridge, e1000e; what
+// udev's Driver= matches; "" if none answers), and the device it is
+// stacked on (IFLA_LINK, or a VXLAN's VTEP device; never a veth's
+// peer, which lives in another namespace).
+func deviceLive(ifname string) (liveDevice, error) {
+	var d liveDevice
 	l, err := netlink.LinkByName(ifname)
 	if err != nil {
-		return "", "", "", err
+		return d, err
 	}
+	d.kind = l.Type()
 	if p := l.Attrs().PermHWAddr; len(p) > 0 && p.String() != "00:00:00:00:00:00" {
-		perm = p.String()
+		d.perm = p.String()
 	}
 	if fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err == nil {
 		if info, err := unix.IoctlGetEthtoolDrvinfo(fd, ifname); err == nil {
-			driver = unix.ByteSliceToString(info.Driver[:])
+			d.driver = unix.ByteSliceToString(info.Driver[:])
 		}
 		unix.Close(fd)
 	}
-	return l.Type(), perm, driver, nil
+	lower := l.Attrs().ParentIndex
+	if vx, ok := l.(*netlink.Vxlan); ok {
+		lower = vx.VtepDevIndex
+	}
+	if lower > 0 && lower != l.Attrs().Index && d.kind != "veth" {
+		if p, err := netlink.LinkByIndex(lower); err == nil {
+			d.lower = p.Attrs().Name
+		}
+	}
+	return d, nil
 }

@@ -15,6 +15,6 @@ func setLive(string, string, int) error {
 	return fmt.Errorf("link settings: not supported on %s", runtime.GOOS)
 }
 
-func deviceLive(string) (string, string, string, error) {
-	return "", "", "", fmt.Errorf("link settings: not supported on %s", runtime.GOOS)
+func deviceLive(string) (liveDevice, error) {
+	return liveDevice{}, fmt.Errorf("link settings: not supported on %s", runtime.GOOS)
 }
