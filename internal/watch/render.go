@@ -13,14 +13,18 @@ import (
 func WriteText(w io.Writer, r Report) {
 	fmt.Fprintf(w, "%s  interval %.1f s  %d sockets\n", r.Time.Format("15:04:05"), r.Seconds, len(r.Sockets))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LOCAL\tPEER\tSTATE\tRECV-Q\tSEND-Q\tRMEM/RCVBUF\tWQUEUED/SNDBUF\tDROPS\tCWND\tRTT\tRATE\tRWND-LTD\tSNDBUF-LTD")
+	fmt.Fprintln(tw, "LOCAL\tPEER\tSTATE\tRECV-Q\tSEND-Q\tRMEM/RCVBUF\tWQUEUED/SNDBUF\tDROPS\tCWND\tRTT\tRATE\tRWND-LTD\tSNDBUF-LTD\tLIMIT")
 	for _, s := range r.Sockets {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s/%s\t%s/%s\t%d\t%s\t%.1f ms\t%s\t%.0f%%\t%.0f%%\n",
+		limit := "-"
+		if s.Limit != nil {
+			limit = string(s.Limit.Limit)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s/%s\t%s/%s\t%d\t%s\t%.1f ms\t%s\t%.0f%%\t%.0f%%\t%s\n",
 			s.Local, s.Remote, s.State, s.RecvQ, s.SendQ,
 			units.FormatSize(float64(s.RmemAlloc)), units.FormatSize(float64(s.Rcvbuf)),
 			units.FormatSize(float64(s.WmemQueued)), units.FormatSize(float64(s.Sndbuf)), s.Drops,
 			units.FormatSize(float64(s.CwndBytes)), s.RTTms, units.FormatRateShort(s.DeliveryRate),
-			100*s.RwndLimited, 100*s.SndbufLimited)
+			100*s.RwndLimited, 100*s.SndbufLimited, limit)
 	}
 	tw.Flush()
 	moved := false

@@ -3,6 +3,8 @@ package watch
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tcptune/tcptune/internal/attrib"
 )
 
 // verdicts says what the report shows, worst first: host-wide trouble
@@ -48,17 +50,25 @@ func verdicts(r Report) []string {
 		case s.Rcvbuf > 0 && s.RecvQ > 0 && float64(s.RmemAlloc) >= 0.9*float64(s.Rcvbuf) && (fullest == nil || s.Local != fullest.Local || per[rcvOverflow]+per[zeroWindow] == 0):
 			out = append(out, fmt.Sprintf("receive buffer full on %s (from %s): %d of %d bytes queued for the application, which reads too slowly", s.Local, s.Remote, s.RmemAlloc, s.Rcvbuf))
 		}
-		if s.SndbufLimited >= 0.5 {
-			out = append(out, fmt.Sprintf("send buffer limits %s → %s %.0f%% of the time (sndbuf %d bytes): raise net.ipv4.tcp_wmem max on this host", s.Local, s.Remote, 100*s.SndbufLimited, s.Sndbuf))
-		}
-		if s.RwndLimited >= 0.5 {
-			out = append(out, fmt.Sprintf("the receiver's window limits %s → %s %.0f%% of the time: raise net.ipv4.tcp_rmem max on %s", s.Local, s.Remote, 100*s.RwndLimited, s.Remote))
+		if l := s.Limit; l != nil && held(l.Limit) {
+			out = append(out, fmt.Sprintf("%s → %s: %s", s.Local, s.Remote, l))
 		}
 		if s.Drops > 0 && s.RecvQ > 0 {
 			out = append(out, fmt.Sprintf("%d packets dropped on %s", s.Drops, s.Local))
 		}
 	}
 	return out
+}
+
+// held reports whether a socket's limit is one to act on: a buffer, a
+// window, the path or a core, not an application that paced it or
+// evidence that did not decide.
+func held(l attrib.Limit) bool {
+	switch l {
+	case attrib.ReceiverWindow, attrib.SendBuffer, attrib.Network, attrib.PathFull, attrib.CPU:
+		return true
+	}
+	return false
 }
 
 // fullestReceiver is the socket with the highest rmem_alloc/rcvbuf that

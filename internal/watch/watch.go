@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/procnet"
 	"github.com/tcptune/tcptune/internal/sockdiag"
@@ -145,6 +146,10 @@ type SocketRow struct {
 	DeliveryRate  float64 `json:"delivery_rate_bits_per_second"`
 	RwndLimited   float64 `json:"rwnd_limited_share"`
 	SndbufLimited float64 `json:"sndbuf_limited_share"`
+	// Limit is what held the socket over the interval, as bench judges
+	// a test (from its sender's view where it sent, its receiver's where
+	// it only received); nil when it moved nothing.
+	Limit *attrib.Result `json:"limit,omitempty"`
 }
 
 // CounterRow is one counter's change.
@@ -183,6 +188,11 @@ func Diff(prev, cur Sample) Report {
 				us := dt * 1e6
 				row.RwndLimited = min(float64(sub(i.RwndLimited, p.Info.RwndLimited))/us, 1)
 				row.SndbufLimited = min(float64(sub(i.SndbufLimited, p.Info.SndbufLimited))/us, 1)
+			}
+			if p, ok := old[s.Key()]; ok {
+				if l, ok := judge(p, s, dt); ok {
+					row.Limit = &l
+				}
 			}
 		}
 		r.Sockets = append(r.Sockets, row)

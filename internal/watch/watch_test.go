@@ -3,6 +3,7 @@ package watch
 import (
 	"bytes"
 	"fmt"
+	"github.com/tcptune/tcptune/internal/attrib"
 	"net/netip"
 	"strings"
 	"testing"
@@ -66,17 +67,39 @@ func TestReceiveOverflowVerdict(t *testing.T) {
 
 func TestLimitedShares(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	a := sock("10.0.0.1:40000", "10.0.0.2:5201", 0, sockdiag.SkMem{Sndbuf: 4194304, WmemQueued: 4100000}, sockopt.TCPInfo{SndbufLimited: 1_000_000, RwndLimited: 0})
+	// A sender at 1 Gbit/s × 50 ms held by its 4 MiB send buffer: 3.3 MB
+	// in flight of a 6.0 MB window, 528 Mbit/s delivered.
+	a := sock("10.0.0.1:40000", "10.0.0.2:5201", 0, sockdiag.SkMem{Sndbuf: 4194304, WmemQueued: 4100000},
+		sockopt.TCPInfo{SndMSS: 1448, RTT: 50000, MinRTT: 50000, SndWnd: 20_000_000, SndCwnd: 4140, Unacked: 2279,
+			BusyTime: 2_000_000, SndbufLimited: 1_000_000, Delivered: 100_000, BytesSent: 144_800_000, DataSegsOut: 100_000})
 	b := a
 	info := *a.Info
+	info.BusyTime += 1_000_000
 	info.SndbufLimited += 800_000 // 0.8 s of 1 s
+	info.Delivered += 45_580
+	info.BytesSent += 45_580 * 1448
+	info.DataSegsOut += 45_580
 	b.Info = &info
 	r := Diff(Sample{Time: t0, Sockets: []sockdiag.Socket{a}}, Sample{Time: t0.Add(time.Second), Sockets: []sockdiag.Socket{b}})
 	if got := r.Sockets[0].SndbufLimited; got < 0.79 || got > 0.81 {
 		t.Errorf("sndbuf-limited share %.2f", got)
 	}
-	if len(r.Verdicts) != 1 || !strings.Contains(r.Verdicts[0], "send buffer limits 10.0.0.1:40000 → 10.0.0.2:5201 80% of the time") {
+	if l := r.Sockets[0].Limit; l == nil || l.Limit != attrib.SendBuffer || l.From != attrib.FromSender {
+		t.Errorf("limit %+v", l)
+	}
+	if len(r.Verdicts) != 1 || !strings.HasPrefix(r.Verdicts[0], "10.0.0.1:40000 → 10.0.0.2:5201: limited by the send buffer") ||
+		!strings.Contains(r.Verdicts[0], "raise net.ipv4.tcp_wmem max on the sender (this host, 10.0.0.1)") {
 		t.Errorf("verdicts %q", r.Verdicts)
+	}
+	// The receiving end of a flow held by its own window: the receiver's
+	// view names it.
+	rcv := func(bytes uint64) sockdiag.Socket {
+		return sock("10.0.0.2:5201", "10.0.0.1:40000", 0, sockdiag.SkMem{Rcvbuf: 524288},
+			sockopt.TCPInfo{RcvMSS: 1448, RcvWnd: 345_000, RcvRTT: 40_000, MinRTT: 40_000, BytesReceived: bytes})
+	}
+	r = Diff(Sample{Time: t0, Sockets: []sockdiag.Socket{rcv(1e9)}}, Sample{Time: t0.Add(time.Second), Sockets: []sockdiag.Socket{rcv(1e9 + 8.1e6)}})
+	if l := r.Sockets[0].Limit; l == nil || l.Limit != attrib.ReceiverWindow || l.From != attrib.FromReceiver {
+		t.Errorf("receiver: limit %+v", l)
 	}
 	// Counters that went backwards (a namespace re-created) do not go
 	// negative; a quiet interval has no verdict.
