@@ -83,7 +83,7 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 	if err != nil {
 		return Trial{}, err
 	}
-	t, err := trialOf(out, s.Direction)
+	t, err := trialOf(out, s.Direction, pathRate)
 	withDrops(&t, rose)
 	withCores(&t, loads)
 	t.Congestion, t.ZeroCopy = s.Congestion, s.ZeroCopy
@@ -127,8 +127,9 @@ func withCores(t *Trial, loads []cores.Load) {
 // its payload as the view counted it (the sender's delivered payload;
 // this receiver's kernel count against a stock iperf3, which sends no
 // view; the application's bytes without TCP_INFO), and the per-interval
-// rates counted the same way on this side.
-func trialOf(out *client.Outcome, d Direction) (Trial, error) {
+// rates counted the same way on this side, none above the path's
+// goodput path (view.Rates; 0 = unknown).
+func trialOf(out *client.Outcome, d Direction, path float64) (Trial, error) {
 	t := Trial{Direction: d, Retransmits: -1, From: out.From, To: out.To}
 	localSends := d == Forward
 	var v *view.Direction
@@ -155,22 +156,7 @@ func trialOf(out *client.Outcome, d Direction) (Trial, error) {
 		}
 	}
 	if v.CountedBy != view.Application {
-		for _, iv := range out.Intervals {
-			if iv.Omitted {
-				continue
-			}
-			var b int64
-			var s float64
-			for _, si := range iv.Streams {
-				if si.Sender == localSends {
-					b += si.Delivered
-					s = si.Seconds
-				}
-			}
-			if s > 0 {
-				t.Intervals = append(t.Intervals, float64(b)*8/s)
-			}
-		}
+		t.Intervals = view.Rates(out.Intervals, localSends, path)
 	}
 	t.Window, t.SndBuf, t.Inflight, t.Retransmits, t.MSS = v.Window, v.SndBuf, v.Inflight, v.Retransmits, v.MSS
 	t.RTTus, t.MinRTTus = float64(v.RTT.Microseconds()), float64(v.MinRTT.Microseconds())

@@ -24,7 +24,7 @@ func TestTrialOfPicksItsDirection(t *testing.T) {
 		{Omitted: true, Streams: []engine.StreamInterval{{Sender: true, Delivered: 1e6, Seconds: 1}}},
 		{Streams: []engine.StreamInterval{{Sender: true, Delivered: 120e6, Seconds: 1}, {Delivered: 50e6, Seconds: 1}}},
 	}}
-	f, err := trialOf(out, Forward)
+	f, err := trialOf(out, Forward, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestTrialOfPicksItsDirection(t *testing.T) {
 	if len(f.Intervals) != 1 || f.Intervals[0] != 960e6 {
 		t.Errorf("forward intervals %v", f.Intervals)
 	}
-	r, err := trialOf(out, Reverse)
+	r, err := trialOf(out, Reverse, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestTrialOfPicksItsDirection(t *testing.T) {
 	if len(r.Intervals) != 1 || r.Intervals[0] != 400e6 {
 		t.Errorf("reverse intervals %v", r.Intervals)
 	}
-	if _, err := trialOf(&client.Outcome{Views: []view.Direction{fwd}}, Reverse); err == nil {
+	if _, err := trialOf(&client.Outcome{Views: []view.Direction{fwd}}, Reverse, 0); err == nil {
 		t.Error("a missing direction is an error")
 	}
 }
