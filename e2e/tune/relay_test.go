@@ -125,3 +125,47 @@ func TestTrialAgainstRelay(t *testing.T) {
 		}
 	}
 }
+
+// On a lossy path a receiver's in-order count releases at once what
+// arrived beyond a hole when a retransmission fills it; no interval of
+// a trial, and no trial, may read above the path's goodput for it, in
+// either direction, against a stock iperf3 (reverse: counted at this
+// receiver) and tcptune serve. BBR keeps the rate at the goodput
+// through 0.5% loss, where the release shows.
+func TestTrialIntervalsOnALossyPath(t *testing.T) {
+	bin := setup(t)
+	const name = "tt-tloss"
+	if out, errOut, err := testutil.Run(t, time.Minute, bin, "lab", "up", name, "--rate", "200mbit", "--rtt", "20ms", "--loss", "0.5%", "--seed", "7"); err != nil {
+		t.Fatalf("lab up: %v\n%s%s", err, out, errOut)
+	}
+	t.Cleanup(func() { exec.Command(bin, "lab", "down", name).Run() })
+	st, err := lab.ReadState(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goodput := 200e6 * 1448 / 1500
+	for _, srv := range [][]string{{bin, "serve", "-p", "5201"}, {testutil.NeedIperf3(t), "-s", "-p", "5202"}} {
+		p := testutil.Start(t, bin, append([]string{"lab", "exec", name, "b", "--"}, srv...)...)
+		port := 5201
+		if srv[0] != bin {
+			port = 5202
+		}
+		testutil.WaitListeningPID(t, p.Cmd.Process.Pid, port)
+		m := tune.Measurer{Host: st.AddrB, Port: port, NetNS: st.NSA}
+		for _, d := range []tune.Direction{tune.Forward, tune.Reverse} {
+			tr, err := m.Trial(context.Background(), tune.TrialSpec{Direction: d, Time: 4 * time.Second, Omit: time.Second, Parallel: 1, Congestion: "bbr"}, goodput, 20*time.Millisecond)
+			if err != nil {
+				t.Fatalf("%s against %s: %v", d, srv[0], err)
+			}
+			t.Logf("%s against %s: %.1f Mbit/s counted by the %s, %d retransmits, intervals %.1f", d, srv[0], tr.BitsPerSecond/1e6, tr.CountedBy, tr.Retransmits, tr.Intervals)
+			for _, iv := range tr.Intervals {
+				if iv > goodput*1.01 {
+					t.Errorf("%s against %s: an interval of %.1f Mbit/s, above the goodput %.1f", d, srv[0], iv/1e6, goodput/1e6)
+				}
+			}
+			if tr.BitsPerSecond > goodput*1.002 {
+				t.Errorf("%s against %s: %.2f Mbit/s, above the goodput %.2f", d, srv[0], tr.BitsPerSecond/1e6, goodput/1e6)
+			}
+		}
+	}
+}

@@ -156,7 +156,12 @@ func trialOf(out *client.Outcome, d Direction, path float64) (Trial, error) {
 		}
 	}
 	if v.CountedBy != view.Application {
-		t.Intervals = view.Rates(out.Intervals, localSends, path)
+		var early float64
+		t.Intervals, early = view.Rates(out.Intervals, localSends, path)
+		if own := map[bool]view.Counter{true: view.Sender, false: view.Receiver}[localSends]; v.CountedBy == own {
+			// The total is the same count: short of what crossed before.
+			t.BitsPerSecond -= early / t.Seconds
+		}
 	}
 	t.Window, t.SndBuf, t.Inflight, t.Retransmits, t.MSS = v.Window, v.SndBuf, v.Inflight, v.Retransmits, v.MSS
 	t.RTTus, t.MinRTTus = float64(v.RTT.Microseconds()), float64(v.MinRTT.Microseconds())
