@@ -166,7 +166,7 @@ func trialOf(out *client.Outcome, d Direction, path float64) (Trial, error) {
 	t.Window, t.SndBuf, t.Inflight, t.Retransmits, t.MSS = v.Window, v.SndBuf, v.Inflight, v.Retransmits, v.MSS
 	t.RTTus, t.MinRTTus = float64(v.RTT.Microseconds()), float64(v.MinRTT.Microseconds())
 	r := v.Verdict.Result
-	t.Limit, t.Verdict, t.Advice, t.Capped = string(r.Limit), r.Verdict, r.Advice, r.Capped
+	t.Limit, t.Verdict, t.Advice, t.Capped, t.Recovering = string(r.Limit), r.Verdict, r.Advice, r.Capped, r.Recovering
 	for _, l := range r.RuledOut {
 		t.RuledOut = append(t.RuledOut, string(l))
 	}

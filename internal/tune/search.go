@@ -460,7 +460,7 @@ func (r *runner) nextStep(last *Candidate, active map[Direction]bool, lossy *boo
 		if attrib.Limit(t.Limit) == attrib.Network && t.Retransmits > 0 {
 			*lossy = true
 		}
-		if attrib.Limit(t.Limit) == attrib.SendBuffer && t.Retransmits > 0 {
+		if t.Recovering {
 			r.recovering = true
 		}
 		k, ok := r.leverOf(d, t)

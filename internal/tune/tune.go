@@ -88,6 +88,9 @@ type Trial struct {
 	// RuledOut names the limits the evidence excluded where it could
 	// not name the one that held (the receiver's view of a stock peer).
 	RuledOut []string `json:"ruled_out,omitempty"`
+	// Recovering: the verdict found the send buffer full while loss was
+	// recovered (it also keeps what was sent beyond each hole).
+	Recovering bool `json:"recovering,omitempty"`
 	// Capped names a buffer that sat at its cap while another limit
 	// bound (the congestion window of a flow without loss): worth a try.
 	Capped     string  `json:"capped,omitempty"`
