@@ -20,9 +20,11 @@ const (
 // Where the sender's view is out of reach (a stock iperf3 sends: bench
 // -R, serve receiving) it is the evidence there is.
 type Receiver struct {
-	// Window is the largest window it advertised (tcpi_rcv_wnd, Linux
-	// 6.2+), bytes; 0 where the kernel does not report it, and then the
-	// window model's share of RcvBuf stands for it.
+	// Window is the window it advertised (tcpi_rcv_wnd, Linux 6.2+),
+	// bytes, the mean over the period: the largest overstates a window
+	// the application's reads kept below it; 0 where the kernel does not
+	// report it, and then the window model's share of RcvBuf stands for
+	// it.
 	Window uint64
 	// RcvBuf is the socket's receive buffer at the end (sk_rcvbuf), and
 	// BufMax the most it could have grown to: tcp_rmem max when
@@ -98,6 +100,9 @@ func receiverView(in Input) Result {
 		r.CapBPS = float64(win) * 8 / (float64(rtt) / 1e6)
 		r.Verdict = fmt.Sprintf("limited by the receiver's window: %s %s, and the rate keeps %s in flight over the receiver's RTT of %s (%s × RTT)",
 			units.FormatSize(float64(win)), how, units.FormatSize(need), fmtRTT(rtt), units.FormatRateShort(perFlow))
+		if need < 0.95*float64(win) {
+			r.Verdict += "; near it, not at it: the sender's own buffer may hold it as well, which only the sender's view can tell"
+		}
 		switch {
 		case in.Window > 0:
 		case rv.BufMax > 0 && rv.RcvBuf+rv.RcvBuf/8 < rv.BufMax:

@@ -80,11 +80,11 @@ type StreamTotal struct {
 	Reorder         int64 // reorderings the sender saw (tcpi_reord_seen), iperf3 3.20+
 	MaxCwnd         uint64
 	MaxSndWnd       uint64
-	// The receiver's view (a receiving stream): the largest window it
+	// The receiver's view (a receiving stream): the mean window it
 	// advertised (tcpi_rcv_wnd, Linux 6.2+; 0 where not reported) and
 	// its mean RTT estimate (tcpi_rcv_rtt, µs) over the measured
 	// period; MinRTT is then the socket's tcpi_min_rtt.
-	MaxRcvWnd      uint64
+	MeanRcvWnd     uint64
 	MeanRcvRTT     uint32
 	MaxRTT, MinRTT uint32
 	MeanRTT        uint32
@@ -129,7 +129,8 @@ type tracker struct {
 	sumFlight uint64
 	sumUnsent uint64
 	nFlight   uint64
-	maxRcvWnd uint64
+	sumRcvWnd uint64
+	nRcvWnd   uint64
 	sumRcvRTT uint64
 	nRcvRTT   uint64
 }
@@ -335,7 +336,10 @@ func (t *Test) sampleLocked(now time.Time, emit bool, infos []*sockopt.TCPInfo) 
 				si.Delivered, si.DeliveredBy = info.ReceivedSince(tr.prevInfo), "receiver"
 				tr.prevInfo, tr.lastInfo = info, info
 				if !t.omitting {
-					tr.maxRcvWnd = max(tr.maxRcvWnd, uint64(info.RcvWnd))
+					if info.RcvWnd > 0 {
+						tr.sumRcvWnd += uint64(info.RcvWnd)
+						tr.nRcvWnd++
+					}
 					if info.RcvRTT > 0 {
 						tr.sumRcvRTT += uint64(info.RcvRTT)
 						tr.nRcvRTT++
@@ -456,7 +460,10 @@ func (t *Test) computeTotals() []StreamTotal {
 			} else {
 				st.Delivered, st.DeliveredBy = tr.lastInfo.ReceivedSince(tr.baseInfo), "receiver"
 				st.Last = tr.lastInfo
-				st.MaxRcvWnd, st.MinRTT = tr.maxRcvWnd, tr.lastInfo.MinRTT
+				st.MinRTT = tr.lastInfo.MinRTT
+				if tr.nRcvWnd > 0 {
+					st.MeanRcvWnd = tr.sumRcvWnd / tr.nRcvWnd
+				}
 				if tr.nRcvRTT > 0 {
 					st.MeanRcvRTT = uint32(tr.sumRcvRTT / tr.nRcvRTT)
 				}

@@ -1243,7 +1243,9 @@ func (r *runner) leverAt(choice *Candidate, q point, why func(string, int64) str
 	r.seq = seq // only its settings are wanted
 	var out []Setting
 	for _, st := range choice.Settings {
-		if st.Key != keyRmem && st.Key != keyWmem {
+		// The buffers move to q; what the search adds to every candidate
+		// (the host queues) lc carries already: no key twice.
+		if st.Key != keyRmem && st.Key != keyWmem && !slices.ContainsFunc(lc.Settings, func(x Setting) bool { return x.Key == st.Key }) {
 			out = append(out, st)
 		}
 	}

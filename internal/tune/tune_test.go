@@ -1679,3 +1679,27 @@ func TestPacedLeverGetsItsSendBuffer(t *testing.T) {
 		}
 	}
 }
+
+// A lever's settings are the choice's with the buffers moved, and the
+// host queues the search carries (r.extra) once: a key set twice is
+// refused by apply, and undone in the wrong order.
+func TestLeverSettingsSetEachKeyOnce(t *testing.T) {
+	r := &runner{env: newModel(1e9, 10*time.Millisecond, "4096 131072 6291456", "4096 16384 4194304"), model: window.Linux66,
+		res: &Result{BDP: 1_250_000}, current: map[string]string{keyRmem: "4096 131072 6291456", keyWmem: "4096 16384 4194304"}}
+	txq := Setting{Key: "link.eth0.txqueuelen", Value: "4000"}
+	r.extra = []Setting{txq}
+	choice := &Candidate{Settings: []Setting{txq, {Key: keyWmem, Value: "4096 16384 8388608"}, {Key: keyCC, Value: "bbr"}}, RmemMax: 6291456, WmemMax: 8388608}
+	settings, _ := r.leverAt(choice, point{R: 6291456, W: 2 * 8388608}, func(string, int64) string { return "test" })
+	seen := map[string]int{}
+	for _, s := range settings {
+		seen[s.Key]++
+	}
+	for k, n := range seen {
+		if n > 1 {
+			t.Errorf("%s set %d times: %v", k, n, settings)
+		}
+	}
+	if seen["link.eth0.txqueuelen"] != 1 || seen[keyCC] != 1 || seen[keyWmem] != 1 {
+		t.Errorf("settings %v", settings)
+	}
+}

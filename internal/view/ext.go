@@ -49,7 +49,7 @@ func Received(totals []engine.StreamTotal) []wire.ExtReceived {
 	for _, t := range totals {
 		if !t.Sender && t.DeliveredBy == string(Receiver) && t.Delivered > 0 && t.Seconds > 0 {
 			r := wire.ExtReceived{ID: t.ID, Seconds: t.Seconds, Bytes: t.Delivered,
-				RcvWnd: t.MaxRcvWnd, RcvBuf: uint64(max(t.RcvBuf, 0)), RcvRTT: t.MeanRcvRTT, MinRTT: t.MinRTT}
+				RcvWnd: t.MeanRcvWnd, RcvBuf: uint64(max(t.RcvBuf, 0)), RcvRTT: t.MeanRcvRTT, MinRTT: t.MinRTT}
 			if t.Last != nil {
 				r.MSS = t.Last.RcvMSS
 			}

@@ -26,14 +26,15 @@ type Ext struct {
 // ExtReceived is one receiving stream's view: tcpi_bytes_received
 // over the measured period (payload in order, so it jumps when a
 // retransmission fills a hole, but never runs ahead of what arrived),
-// the largest window it advertised (tcpi_rcv_wnd, Linux 6.2+), its
+// the window it advertised (tcpi_rcv_wnd, Linux 6.2+; the mean of the
+// intervals' samples), its
 // receive buffer at the end, its RTT estimate under load (tcpi_rcv_rtt)
 // and the smallest RTT it saw.
 type ExtReceived struct {
 	ID      int     `json:"id"`
 	Seconds float64 `json:"seconds"`
 	Bytes   int64   `json:"received_bytes"`
-	RcvWnd  uint64  `json:"max_rcv_wnd,omitempty"`
+	RcvWnd  uint64  `json:"mean_rcv_wnd,omitempty"`
 	RcvBuf  uint64  `json:"rcvbuf,omitempty"`
 	RcvRTT  uint32  `json:"mean_rcv_rtt,omitempty"`
 	MinRTT  uint32  `json:"min_rtt,omitempty"`
