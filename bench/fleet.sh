@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fleet time (issue 24): rollout.yml over SSH on eight lab hosts (h1–h8,
+# Fleet time: rollout.yml over SSH on eight lab hosts (h1–h8,
 # 100 Mbit/s × 20 ms each to the hub, scripts/fleet-lab.sh), with a tune
 # result made first on a lab link (rollout_from: no canary), each host
 # measured before and after (bench -t T --repeat R) in one batch of all

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab link accuracy and capacity (issue 3). Needs root. Prints:
+# Lab link accuracy and capacity. Needs root. Prints:
 #  - relay capacity at 0 ms and 50 ms RTT (128 MiB buffers, rate 40 Gbit/s);
 #  - RTT accuracy, configured vs measured (TCP-connect RTT, median of 20);
 #  - goodput vs rate at 100 Mbit/s, 1 Gbit/s, 2.5 Gbit/s × 50 ms (CUBIC,

@@ -31,13 +31,13 @@
 # namespaces inherit bbr and can default only to the host's allowed
 # controls. "cross" runs a constant 200 Mbit/s UDP flow from a to b
 # during tune and the sweep. "txqueuelen 8" gives the hosts a transmit
-# ring too short for cubic's bursts (issue 22): no buffer helps there, so
+# ring too short for cubic's bursts: no buffer helps there, so
 # its sweep stays low and tune ÷ sweep says what the queue lever is worth.
 # "path carries 9000" gives hosts at MTU 1500 a path that carries jumbo
-# frames (issue 22): the sweep's settings are all at 1500, so tune ÷
+# frames: the sweep's settings are all at 1500, so tune ÷
 # sweep says whether the kept MTU beats every 1500-byte setting.
 #
-# Targets (issue 19): ≥ 95% of the sweep's best in every direction tune
+# Targets: ≥ 95% of the sweep's best in every direction tune
 # controls; changed maxima ≤ 4 × BDP; memory ≤ 1.5 × the sweep's best
 # point's; ≤ 3 min (≤ 4 min at RTT ≥ 500 ms); no figure above 100% of
 # goodput.

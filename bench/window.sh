@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The window model against the kernel (issue 19): how much of a socket
+# The window model against the kernel: how much of a socket
 # buffer becomes payload in flight (the send side) and advertised window
 # (the receive side), for several MSS and buffer sizes, on a lab link of
 # 1 Gbit/s × 80 ms with a queue of one BDP. Needs root and jq.

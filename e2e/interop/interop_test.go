@@ -21,7 +21,7 @@ import (
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
-// cases is the interop matrix of the issue: the same flags for every
+// cases is the interop matrix: the same flags for every
 // client/server pairing.
 var cases = []struct {
 	name string

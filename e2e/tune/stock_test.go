@@ -15,7 +15,7 @@ import (
 // (-C cubic: this machine's namespaces can only default to the host's
 // allowed controls), and a router queue of 0.2 × BDP, both directions.
 // This end's 4 MiB tcp_wmem holds forward; the peer sends reverse with
-// no sender's view. Before issue 19 tune kept nothing here: reverse's
+// no sender's view. Once, tune kept nothing here: reverse's
 // flat figures ended forward's climb and trimmed its raise away, the
 // cubic flow was called "congestion window" with nothing to raise, and
 // the RTT probe's bare connects filled iperf3's log with errors.

@@ -6,7 +6,7 @@ import (
 )
 
 func TestReceiverWindow(t *testing.T) {
-	// The example: 91% rwnd-limited, 6.0 MB window at 50 ms.
+	// 91% rwnd-limited, 6.0 MB window at 50 ms.
 	r := Attribute(Input{
 		WallUS: 10e6, BusyUS: 10e6, RwndLimitedUS: 9.1e6, SndWnd: 6e6, RTTUS: 50000,
 		Retransmits: 0, BitsPerSecond: 950e6, Streams: 1, Receiver: "10.0.0.2", SenderIsLocal: true,
@@ -138,7 +138,7 @@ func TestFixedWindowMeasured(t *testing.T) {
 	}
 }
 
-// The contradiction: 3.6 MB in flight of a 4.2 MB send buffer
+// A contradiction once printed: 3.6 MB in flight of a 4.2 MB send buffer
 // at 80 ms, 335 Mbit/s measured, and the verdict capped one flow at 272
 // (the model's 65% share). The cap follows what the flow showed.
 func TestSendBufferCapNotBelowMeasured(t *testing.T) {
@@ -182,7 +182,7 @@ func TestCwndBehindCappedSendBuffer(t *testing.T) {
 	}
 }
 
-// The UDP case: 29,213 of 207,184 datagrams lost, and the
+// A UDP case: 29,213 of 207,184 datagrams lost, and the
 // receiving host's RcvbufErrors rose by exactly that: the receiver's
 // socket buffer, not the network. Without its counters, no guess.
 func TestUDPLoss(t *testing.T) {

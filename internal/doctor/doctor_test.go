@@ -199,7 +199,7 @@ func TestHealthyHost(t *testing.T) {
 	}
 }
 
-// The example: a 10 Gbit/s NIC in a PCIe gen1 x1 slot fails,
+// A 10 Gbit/s NIC in a PCIe gen1 x1 slot fails,
 // with the arithmetic; and a host with every other problem.
 func TestSickHost(t *testing.T) {
 	root := tree(t, base(t, map[string]string{

@@ -80,7 +80,7 @@ func (r *runner) compare(ctx context.Context) error {
 
 // maxChange is the largest buffer maximum tune chooses, in BDPs:
 // beyond it the memory per connection grows for what more queueing or a
-// lucky trial gave (issue 19's targets).
+// lucky trial gave (bench/tune.sh's targets).
 const maxChange = 4
 
 // reopen takes up a reference profile whose short trial beat the

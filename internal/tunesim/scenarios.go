@@ -9,8 +9,7 @@ const (
 )
 
 // Scenarios are the paths the baseline is measured on: the classes
-// bench/tune.sh runs in the lab, and the ones the issue tracker found
-// tune short on.
+// bench/tune.sh runs in the lab, and the ones tune was found short on.
 var Scenarios = []Scenario{
 	{Name: "lab 1G×50ms, send buffer holds", Rate: 1e9, RTT: 50 * time.Millisecond, Queue: 1, Both: true, Rmem: defRmem, Wmem: defWmem, CC: "cubic"},
 	{Name: "lab 2.5G×20ms, cubic, queue 0.3 BDP", Rate: 2.5e9, RTT: 20 * time.Millisecond, Queue: 0.3, Both: true, Rmem: defRmem, Wmem: defWmem, CC: "cubic"},

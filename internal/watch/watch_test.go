@@ -42,7 +42,7 @@ func TestFilter(t *testing.T) {
 	}
 }
 
-// The issue's example: collapses on a socket whose receive buffer is
+// Collapses on a socket whose receive buffer is
 // full give "receive buffer overflowing on 10.0.0.2:5201: 312
 // collapses/s; ...".
 func TestReceiveOverflowVerdict(t *testing.T) {
