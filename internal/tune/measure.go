@@ -12,6 +12,7 @@ import (
 	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/nsx"
 	"github.com/tcptune/tcptune/internal/view"
+	"github.com/tcptune/tcptune/internal/window"
 	"github.com/tcptune/tcptune/internal/wire"
 )
 
@@ -83,7 +84,7 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 	if err != nil {
 		return Trial{}, err
 	}
-	t, err := trialOf(out, s.Direction, pathRate)
+	t, err := trialOf(out, s.Direction, pathRate, s.PathMSS)
 	withDrops(&t, rose)
 	withCores(&t, loads)
 	t.Congestion, t.ZeroCopy = s.Congestion, s.ZeroCopy
@@ -128,8 +129,8 @@ func withCores(t *Trial, loads []cores.Load) {
 // this receiver's kernel count against a stock iperf3, which sends no
 // view; the application's bytes without TCP_INFO), and the per-interval
 // rates counted the same way on this side, none above the path's
-// goodput path (view.Rates; 0 = unknown).
-func trialOf(out *client.Outcome, d Direction, path float64) (Trial, error) {
+// goodput path (counted at MSS pathMSS; view.Rates; 0 = unknown).
+func trialOf(out *client.Outcome, d Direction, path float64, pathMSS int) (Trial, error) {
 	t := Trial{Direction: d, Retransmits: -1, From: out.From, To: out.To}
 	localSends := d == Forward
 	var v *view.Direction
@@ -156,6 +157,11 @@ func trialOf(out *client.Outcome, d Direction, path float64) (Trial, error) {
 		}
 	}
 	if v.CountedBy != view.Application {
+		if pathMSS > 0 && v.MSS > 0 {
+			// The goodput at the trial's own MSS (another MTU carries
+			// more or less payload in the same packets).
+			path = window.Payload(path, pathMSS, v.MSS, pathMSS)
+		}
 		var early float64
 		t.Intervals, early = view.Rates(out.Intervals, localSends, path)
 		if own := map[bool]view.Counter{true: view.Sender, false: view.Receiver}[localSends]; v.CountedBy == own {

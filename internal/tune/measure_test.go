@@ -24,7 +24,7 @@ func TestTrialOfPicksItsDirection(t *testing.T) {
 		{Omitted: true, Streams: []engine.StreamInterval{{Sender: true, Delivered: 1e6, Seconds: 1}}},
 		{Streams: []engine.StreamInterval{{Sender: true, Delivered: 120e6, Seconds: 1}, {Delivered: 50e6, Seconds: 1}}},
 	}}
-	f, err := trialOf(out, Forward, 0)
+	f, err := trialOf(out, Forward, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestTrialOfPicksItsDirection(t *testing.T) {
 	if len(f.Intervals) != 1 || f.Intervals[0] != 960e6 {
 		t.Errorf("forward intervals %v", f.Intervals)
 	}
-	r, err := trialOf(out, Reverse, 0)
+	r, err := trialOf(out, Reverse, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,30 @@ func TestTrialOfPicksItsDirection(t *testing.T) {
 	if len(r.Intervals) != 1 || r.Intervals[0] != 400e6 {
 		t.Errorf("reverse intervals %v", r.Intervals)
 	}
-	if _, err := trialOf(&client.Outcome{Views: []view.Direction{fwd}}, Reverse, 0); err == nil {
+	if _, err := trialOf(&client.Outcome{Views: []view.Direction{fwd}}, Reverse, 0, 0); err == nil {
 		t.Error("a missing direction is an error")
+	}
+}
+
+// A trial at another MTU is capped at the goodput of its own MSS: at
+// MSS 8948 a 1 Gbit/s path carries 993 Mbit/s of payload, above the
+// 965 its 1448-byte goodput says.
+func TestTrialOfCapsAtItsOwnMSS(t *testing.T) {
+	fwd := view.Direction{Name: limits.ClientToServer, LocalSends: true, Delivered: 993e6 / 8 * 2, Seconds: 2, CountedBy: view.Sender, MSS: 8948}
+	out := &client.Outcome{Views: []view.Direction{fwd}, Intervals: []engine.Interval{
+		{Omitted: true, Streams: []engine.StreamInterval{{Sender: true, Delivered: 1e6, Seconds: 1}}},
+		{Streams: []engine.StreamInterval{{Sender: true, Delivered: 993e6 / 8, Seconds: 1}}},
+		{Streams: []engine.StreamInterval{{Sender: true, Delivered: 993e6 / 8, Seconds: 1}}},
+	}}
+	tr, err := trialOf(out, Forward, 965.3e6, 1448)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.BitsPerSecond < 992e6 || len(tr.Intervals) != 2 || tr.Intervals[0] < 992e6 {
+		t.Errorf("%.0f, intervals %v: capped at the 1448-byte goodput", tr.BitsPerSecond, tr.Intervals)
+	}
+	tr, _ = trialOf(out, Forward, 965.3e6, 0)
+	if tr.BitsPerSecond > 966e6 {
+		t.Errorf("with the goodput's MSS unknown it stands as given: %.0f", tr.BitsPerSecond)
 	}
 }

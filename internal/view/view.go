@@ -60,7 +60,8 @@ type Direction struct {
 	// reach (a stock iperf3 peer sending, or no TCP_INFO). The figures
 	// below come from it: the largest window the receiver advertised and
 	// send buffer, the mean RTT and in flight, the smallest RTT, the
-	// retransmits (-1 unknown) and the MSS.
+	// retransmits (-1 unknown) and the MSS (without it, the MSS this
+	// side received at).
 	Senders                  []wire.ExtStream
 	Window, SndBuf, Inflight int64
 	RTT, MinRTT              time.Duration
@@ -146,6 +147,14 @@ func Build(in Input) []Direction {
 		d.Streams = len(local)
 		d.count(local)
 		d.senderFigures()
+		if d.MSS == 0 && !localSends {
+			// No sender's view: the MSS this receiver saw.
+			for _, t := range local {
+				if t.Last != nil {
+					d.MSS = max(d.MSS, int(t.Last.RcvMSS))
+				}
+			}
+		}
 		if !in.UDP && d.CountedBy == Sender && d.Retransmits == 0 {
 			d.smaller(receiverCounts(in, local, localSends))
 		}
