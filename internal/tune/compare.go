@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -212,40 +213,87 @@ func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 	return active, nil
 }
 
-// judge decides whether the verified choice beats the baseline by more
-// than the noise: in some judged direction every verification trial
-// beats every baseline trial (with 3 + 3 trials chance does that 1 time
-// in 20; a side of two trials has them within agree of each other, so
-// the 2% between the medians is beyond its spread) and the median gains
-// at least 2%, and in no direction is it
-// more than 5% worse. Directions the peer limits are not judged for
-// gain: a forward gain is never discarded because the peer holds back
-// reverse.
-func judge(base, v *Candidate, dirs, judged []Direction) (bool, string) {
-	better, worseIn := "", ""
+// judge decides whether the verification v beats the baseline base:
+// better, by more than minGain and with no trial overlapping, in a
+// judged direction that a changed setting acts on (acts); and in no
+// direction it acts on worse by more than worse with the trials apart
+// (the one noise rule: both ways the ranges must not overlap). A
+// direction no changed setting acts on never rejects or accepts a
+// choice: what it moved is drift, and the reason says so.
+func judge(base, v *Candidate, dirs, judged []Direction, acts map[Direction]bool) (bool, string) {
+	better, worseIn, drift := "", "", ""
 	for _, d := range dirs {
 		b, x := base.Summary[d], v.Summary[d]
 		if b.N == 0 || x.N == 0 {
 			continue
 		}
-		isJudged := len(judged) == 0
-		for _, j := range judged {
-			isJudged = isJudged || j == d
+		apart := !stats.Overlaps(rangeOf(b), rangeOf(x))
+		if acts != nil && !acts[d] {
+			if r := x.Median / b.Median; r < 1-worse || r > 1+minGain {
+				drift += fmt.Sprintf(" %s %.2f×", d, r)
+			}
+			continue
 		}
-		if isJudged && x.Median > (1+minGain)*b.Median && !stats.Overlaps(rangeOf(b), rangeOf(x)) {
+		isJudged := len(judged) == 0 || slices.Contains(judged, d)
+		if isJudged && x.Median > (1+minGain)*b.Median && apart {
 			better += fmt.Sprintf(" %s %.2f×", d, x.Median/b.Median)
 		}
-		if x.Median < (1-worse)*b.Median {
+		if x.Median < (1-worse)*b.Median && apart {
 			worseIn += fmt.Sprintf(" %s %.2f×", d, x.Median/b.Median)
 		}
 	}
+	if drift != "" {
+		drift = "; drift where no changed setting acts:" + drift
+	}
 	switch {
 	case worseIn != "":
-		return false, "rolled back: the choice was worse than the baseline in" + worseIn
+		return false, "rolled back: the choice was worse than the baseline in" + worseIn + drift
 	case better == "":
-		return false, fmt.Sprintf("rolled back: the choice did not beat the baseline by more than the noise (overlapping trials, or a gain under %.0f%%)", 100*minGain)
+		return false, fmt.Sprintf("rolled back: the choice did not beat the baseline by more than the noise (overlapping trials, or a gain under %.0f%%)", 100*minGain) + drift
 	}
-	return true, "kept: every verification trial beat every baseline trial in" + better
+	return true, "kept: every verification trial beat every baseline trial in" + better + drift
+}
+
+// actsOn is where each setting acts, written once: this host's send
+// side (tcp_wmem, its default congestion control, an interface's
+// transmit queue) on what it sends, forward; its receive side
+// (tcp_rmem, the receive backlog) on what it receives, reverse;
+// anything else (the MTU: the MSS is the smaller end's; a per-socket
+// congestion control both ends' sockets take) on both. In the lab both
+// ends take every setting, so each acts on both directions.
+func actsOn(key string, bothEnds bool) []Direction {
+	if bothEnds {
+		return []Direction{Forward, Reverse}
+	}
+	switch {
+	case key == keyWmem || key == keyCC || strings.HasSuffix(key, ".txqueuelen"):
+		return []Direction{Forward}
+	case key == keyRmem || key == keyBacklog:
+		return []Direction{Reverse}
+	}
+	return []Direction{Forward, Reverse}
+}
+
+// acts are the directions some setting that differs between base and v
+// acts on (a per-socket congestion control acts on both).
+func acts(base, v *Candidate, bothEnds bool) map[Direction]bool {
+	was := map[string]string{}
+	for _, s := range base.Settings {
+		was[s.Key] = s.Value
+	}
+	out := map[Direction]bool{}
+	for _, s := range v.Settings {
+		if old, ok := was[s.Key]; ok && norm(old) == norm(s.Value) {
+			continue
+		}
+		for _, d := range actsOn(s.Key, bothEnds) {
+			out[d] = true
+		}
+	}
+	if v.Congestion != base.Congestion {
+		out[Forward], out[Reverse] = true, true
+	}
+	return out
 }
 
 // rangeOf widens a summary's interval to its sample range.

@@ -329,7 +329,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 			pm.MSSAfter = t.MSS
 		}
 	}
-	res.Kept, res.Why = judge(base, v, o.Directions, res.Controllable)
+	res.Kept, res.Why = judge(base, v, o.Directions, res.Controllable, acts(base, choice, env.BothEnds()))
 	if !res.Kept {
 		choice.Status = "rolled back after verification"
 	}

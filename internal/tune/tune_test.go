@@ -660,16 +660,16 @@ func TestJudge(t *testing.T) {
 		return c
 	}
 	both := []Direction{Forward, Reverse}
-	if ok, why := judge(mk(100, 110, 105), mk(200, 190, 210), both, nil); !ok {
+	if ok, why := judge(mk(100, 110, 105), mk(200, 190, 210), both, nil, nil); !ok {
 		t.Errorf("clear gain rolled back: %s", why)
 	}
-	if ok, _ := judge(mk(100, 110, 105), mk(108, 112, 120), both, nil); ok {
+	if ok, _ := judge(mk(100, 110, 105), mk(108, 112, 120), both, nil, nil); ok {
 		t.Errorf("overlapping ranges kept")
 	}
-	if ok, _ := judge(mk(100, 100.1, 100.2), mk(100.3, 100.4, 100.5), both, nil); ok {
+	if ok, _ := judge(mk(100, 100.1, 100.2), mk(100.3, 100.4, 100.5), both, nil, nil); ok {
 		t.Errorf("a 0.3%% gain kept")
 	}
-	if ok, why := judge(mk(100, 101, 102), mk(80, 81, 82), both, nil); ok || !strings.Contains(why, "worse") {
+	if ok, why := judge(mk(100, 101, 102), mk(80, 81, 82), both, nil, nil); ok || !strings.Contains(why, "worse") {
 		t.Errorf("loss kept: %s", why)
 	}
 	// A gain only in a direction that is not judged does not count.
@@ -680,8 +680,79 @@ func TestJudge(t *testing.T) {
 		}
 	}
 	v.summarize(both, nil)
-	if ok, _ := judge(base, v, both, []Direction{Forward}); ok {
+	if ok, _ := judge(base, v, both, []Direction{Forward}, nil); ok {
 		t.Error("a gain in an unjudged direction was kept")
+	}
+	// One noise rule: a direction worse by more than 5% whose trials
+	// overlap the baseline's is noise, as a gain would be.
+	if ok, why := judge(mk(100, 110, 105), mk(200, 190, 210), both, nil, nil); !ok {
+		t.Errorf("clear gain rolled back: %s", why)
+	}
+	noisy := mk(100, 101, 102)
+	for i := range noisy.Trials {
+		if noisy.Trials[i].Direction == Forward {
+			noisy.Trials[i].BitsPerSecond *= 2
+		} else {
+			noisy.Trials[i].BitsPerSecond = []float64{44, 47, 51}[i-3]
+		}
+	}
+	noisy.summarize(both, nil)
+	if ok, why := judge(mk(100, 101, 102), noisy, both, nil, nil); !ok {
+		t.Errorf("reverse 0.93× within its trials' spread rolled a forward gain back: %s", why)
+	}
+	// Where only this host's send side changed (--peer: tcp_wmem acts
+	// on forward), reverse neither rejects nor accepts: its drift is
+	// reported. The issue case: forward 1.01 → 1.63 Gbit/s, reverse
+	// 0.93× (held by the peer's send buffer).
+	peerBase, peerV := mk(100, 101, 102), mk(162, 163, 164)
+	for i := range peerV.Trials {
+		if peerV.Trials[i].Direction == Reverse {
+			peerV.Trials[i].BitsPerSecond = 0.93 * peerBase.Trials[i].BitsPerSecond
+		}
+	}
+	peerV.Settings = []Setting{{Key: keyWmem, Value: "4096 16384 16777216"}}
+	peerBase.Settings = []Setting{{Key: keyWmem, Value: "4096 16384 4194304"}, {Key: keyRmem, Value: "4096 131072 6291456"}}
+	peerV.summarize(both, nil)
+	a := acts(peerBase, peerV, false)
+	if !a[Forward] || a[Reverse] {
+		t.Fatalf("tcp_wmem acts on %v", a)
+	}
+	ok, why := judge(peerBase, peerV, both, nil, a)
+	if !ok || !strings.Contains(why, "drift where no changed setting acts: reverse 0.93×") {
+		t.Errorf("forward's gain: kept %v: %s", ok, why)
+	}
+	// In the lab both ends take the setting: reverse is acted on, and a
+	// loss there apart from the noise rolls the choice back.
+	if ok, _ := judge(peerBase, peerV, both, nil, acts(peerBase, peerV, true)); ok {
+		t.Error("a loss in a direction the change acts on was kept")
+	}
+}
+
+// Each setting acts where it acts: this host's send side on forward, its
+// receive side on reverse, the MTU and a per-socket congestion control
+// on both; in the lab every setting on both.
+func TestActsOn(t *testing.T) {
+	for _, c := range []struct {
+		key  string
+		both bool
+		want []Direction
+	}{
+		{keyWmem, false, []Direction{Forward}},
+		{keyCC, false, []Direction{Forward}},
+		{"link.eth0.txqueuelen", false, []Direction{Forward}},
+		{keyRmem, false, []Direction{Reverse}},
+		{keyBacklog, false, []Direction{Reverse}},
+		{"link.eth0.mtu", false, []Direction{Forward, Reverse}},
+		{keyWmem, true, []Direction{Forward, Reverse}},
+		{keyRmem, true, []Direction{Forward, Reverse}},
+	} {
+		if got := actsOn(c.key, c.both); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s (both ends %v): %v, want %v", c.key, c.both, got, c.want)
+		}
+	}
+	a := acts(&Candidate{}, &Candidate{Congestion: "bbr"}, false)
+	if !a[Forward] || !a[Reverse] {
+		t.Errorf("a per-socket congestion control acts on %v", a)
 	}
 }
 
