@@ -313,9 +313,11 @@ func gain(last, c *Candidate, d Direction) (float64, bool) {
 // to its buffer, so the buffer needed is the current one × goodput ÷
 // rate, with headroom. Each direction is judged by its own figures:
 // when a step gains less than half of what the model predicted in the
-// direction that asked for it, the buffer has stopped paying there
-// (loss or the congestion window hold the flow), and that direction's
-// climb ends; the others go on.
+// direction that asked for it, that buffer has stopped paying there
+// (loss, the congestion window or the other buffer holds the flow now),
+// and that direction climbs no further with it; where the next
+// diagnosis names another knob (the receiver's window once the send
+// buffer was raised), the direction climbs with that one.
 func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error) {
 	res := r.res
 	r.pr.Stage("searching from the BDP model (%s × %s = %s): each step raises the buffer the diagnosis names", rate(res.Rate), units.FormatDuration(res.RTT), size(res.BDP))
@@ -327,13 +329,13 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 	last := base
 	path := []*Candidate{base}
 	lossy := false
-	active := map[Direction]bool{}
+	stopped := map[Direction]map[string]bool{}
 	for _, d := range res.Controllable {
-		active[d] = true
+		stopped[d] = map[string]bool{}
 	}
 	r.paid = map[string]bool{}
 	for step := 0; step < len(ladder); step++ {
-		next, why, predicted := r.nextStep(last, active, &lossy)
+		next, why, predicted := r.nextStep(last, stopped, &lossy)
 		if next == at(last) && lossy {
 			next, why, predicted = r.lossyNext(path)
 		}
@@ -362,7 +364,7 @@ func (r *runner) search(ctx context.Context, base *Candidate) (*Candidate, error
 			case !ok:
 				continue
 			case p.gain > 0.05 && g < p.gain/2:
-				active[p.dir] = false
+				stopped[p.dir][p.key] = true
 				res.Steps = append(res.Steps, fmt.Sprintf("%s: the buffer stopped paying: raising %s, the model predicted %+.0f%%, the step gained %+.0f%%; what holds %s now is not that buffer",
 					p.dir, strings.TrimPrefix(p.key, "net.ipv4."), 100*p.gain, 100*g, p.dir))
 				lossy = lossy || r.retransmits(c)
@@ -442,15 +444,16 @@ type prediction struct {
 }
 
 // nextStep is the point the diagnosis of last's trials leads to, why
-// each knob moved, and the gain the model predicts per direction.
-// Only directions still climbing (active) ask for a step.
-func (r *runner) nextStep(last *Candidate, active map[Direction]bool, lossy *bool) (point, map[string]string, []prediction) {
+// each knob moved, and the gain the model predicts per direction. A
+// direction asks only with a knob that has not stopped paying for it
+// (stopped).
+func (r *runner) nextStep(last *Candidate, stopped map[Direction]map[string]bool, lossy *bool) (point, map[string]string, []prediction) {
 	res := r.res
 	from := at(last)
 	next, why := from, map[string]string{}
 	var predicted []prediction
 	for _, d := range res.Controllable {
-		if !active[d] || r.good(last, d) {
+		if stopped[d] == nil || r.good(last, d) {
 			continue
 		}
 		t, ok := medianTrial(last, d)
@@ -464,7 +467,7 @@ func (r *runner) nextStep(last *Candidate, active map[Direction]bool, lossy *boo
 			r.recovering = true
 		}
 		k, ok := r.leverOf(d, t)
-		if !ok {
+		if !ok || stopped[d][k.key] {
 			continue
 		}
 		if k.peer {

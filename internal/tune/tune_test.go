@@ -1483,7 +1483,7 @@ func TestLossyStepTakesNoHeadroom(t *testing.T) {
 		last := &Candidate{RmemMax: roundUp(6 * float64(bdp)), WmemMax: roundUp(3 * float64(bdp)),
 			Trials: []Trial{{Direction: Forward, Limit: string(attrib.SendBuffer), BitsPerSecond: 244e6, Retransmits: c.retransmits}}}
 		var lossy bool
-		next, _, _ := r.nextStep(last, map[Direction]bool{Forward: true}, &lossy)
+		next, _, _ := r.nextStep(last, map[Direction]map[string]bool{Forward: {}}, &lossy)
 		if next.W != roundUp(c.want*float64(bdp)) {
 			t.Errorf("retransmits %d: wmem %.2f × BDP, want %.0f ×", c.retransmits, float64(next.W)/float64(bdp), c.want)
 		}
