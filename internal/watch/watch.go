@@ -183,16 +183,12 @@ func Diff(prev, cur Sample) Report {
 	}
 	for _, s := range cur.Sockets {
 		row := newRow(s)
-		if i := s.Info; i != nil {
-			if p, ok := old[s.Key()]; ok && p.Info != nil {
-				us := dt * 1e6
-				row.RwndLimited = min(float64(sub(i.RwndLimited, p.Info.RwndLimited))/us, 1)
-				row.SndbufLimited = min(float64(sub(i.SndbufLimited, p.Info.SndbufLimited))/us, 1)
-			}
-			if p, ok := old[s.Key()]; ok {
-				if l, ok := judge(p, s, dt); ok {
-					row.Limit = &l
-				}
+		if p, ok := old[s.Key()]; ok && s.Info != nil && p.Info != nil {
+			us := dt * 1e6
+			row.RwndLimited = min(float64(sub(s.Info.RwndLimited, p.Info.RwndLimited))/us, 1)
+			row.SndbufLimited = min(float64(sub(s.Info.SndbufLimited, p.Info.SndbufLimited))/us, 1)
+			if l, ok := judge(p, s, dt); ok {
+				row.Limit = &l
 			}
 		}
 		r.Sockets = append(r.Sockets, row)
