@@ -458,9 +458,6 @@ func (s *session) createStreams(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamConnect), UnwrapOp(err))
 			}
-			if s.params.NoDelay {
-				c.(*net.TCPConn).SetNoDelay(true)
-			}
 			if _, err := c.Write(s.cookie[:]); err != nil {
 				c.Close()
 				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamWrite), err)
@@ -473,7 +470,7 @@ func (s *session) createStreams(ctx context.Context) error {
 	blk := s.params.BlockLen(s.meta.MSS)
 	s.limit = engine.NewLimit(s.params.Num, s.params.BlockCount, blk)
 	cfg := engine.Config{
-		BlockLen: blk, Rate: float64(s.params.Bandwidth), ZeroCopy: s.params.ZeroCopy, SkipRxCopy: s.params.SkipRxCopy,
+		BlockLen: blk, Rate: float64(s.params.Bandwidth), ZeroCopy: s.params.ZeroCopy, SkipRxCopy: s.params.SkipRxCopy, NoDelay: s.params.NoDelay,
 		UDP64: s.params.UDPCounters64, Interval: s.o.Interval, Omit: s.omit(),
 		Limit: s.limit, OnInterval: s.pr.Interval, KeepIntervals: true,
 	}

@@ -31,8 +31,9 @@ import (
 // monitor thread and back. Each costs context switches; together they
 // cost 50% more CPU per byte received on loopback than iperf3 3.22.
 //
-// Waking a sleeping stream: socket timeouts (SO_RCVTIMEO, SO_SNDTIMEO)
-// bound every sleep, and interrupt shuts the receive side down, which
+// Waking a sleeping stream: socket timeouts (SO_RCVTIMEO, SO_SNDTIMEO;
+// the latter also keeps the send buffer topped up, see topUpEvery) bound
+// every sleep, and interrupt shuts the receive side down, which
 // wakes a recvfrom at once. recvfrom and sendto with a timeout return
 // EINTR on a signal (never restarted), so the runtime's preemption
 // signal gets the loop back, and it yields there (runtime.Gosched).
@@ -166,7 +167,7 @@ func (s *Stream) recvRaw(r *rawSocket, cfg runConfig) error {
 		buf = make([]byte, max(cfg.blockLen, 64<<10))
 		flags = unix.MSG_TRUNC
 	}
-	if err := r.block(unix.SO_RCVTIMEO); err != nil {
+	if err := r.block(unix.SO_RCVTIMEO, sleepBound); err != nil {
 		return err
 	}
 	for {
@@ -191,7 +192,7 @@ func (s *Stream) recvRaw(r *rawSocket, cfg runConfig) error {
 }
 
 func (s *Stream) sendRaw(r *rawSocket, cfg runConfig) error {
-	if err := r.block(unix.SO_SNDTIMEO); err != nil {
+	if err := r.block(unix.SO_SNDTIMEO, topUpEvery); err != nil {
 		return err
 	}
 	buf := randomBlock(cfg.blockLen)
@@ -267,13 +268,28 @@ const rxChunk = 32 << 10
 // looks at its stop flag again.
 const sleepBound = 100 * time.Millisecond
 
-// block puts the socket in blocking mode with a timeout (opt is
-// SO_RCVTIMEO or SO_SNDTIMEO) of sleepBound.
-func (r *rawSocket) block(opt int) error {
+// topUpEvery is the longest a sender sleeps in sendto for room in its
+// send buffer. The kernel wakes a writer that waits for room only once a
+// third of the buffer is free (sk_stream_write_space), so a writer that
+// sleeps until then keeps the buffer between two thirds and full, and a
+// flow held by its send buffer carries that much less in flight (1
+// Gbit/s × 60 ms with tcp_wmem's 4 MiB, cubic: 373 Mbit/s, as iperf3
+// 3.22's blocking writes; iperf3 3.12 spins in select and write and
+// reaches 446). Woken by the timeout, sendto copies whatever room the
+// ACKs made since, so the buffer stays full to within a millisecond of
+// sending (500 Mbit/s there; docs/performance.md). A sendto that finds
+// the buffer full for a whole millisecond returns EAGAIN and is called
+// again: a thousand calls a second per stream at most, and none while
+// there is room.
+const topUpEvery = time.Millisecond
+
+// block puts the socket in blocking mode with a timeout of d (opt is
+// SO_RCVTIMEO or SO_SNDTIMEO).
+func (r *rawSocket) block(opt int, d time.Duration) error {
 	if err := unix.SetNonblock(r.fd, false); err != nil {
 		return os.NewSyscallError("fcntl", err)
 	}
-	tv := unix.NsecToTimeval(sleepBound.Nanoseconds())
+	tv := unix.NsecToTimeval(d.Nanoseconds())
 	if err := unix.SetsockoptTimeval(r.fd, unix.SOL_SOCKET, opt, &tv); err != nil {
 		return os.NewSyscallError("setsockopt", err)
 	}

@@ -3,12 +3,15 @@
 package engine
 
 import (
+	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/testutil"
+	"golang.org/x/sys/unix"
 )
 
 func openFDs(t *testing.T) int {
@@ -127,4 +130,92 @@ func zeroCopySources(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+// Nagle's algorithm is on unless the test asks for no delay (-N), as in
+// iperf3, although Go turns it off on every connection it makes.
+func TestNagleFollowsNoDelay(t *testing.T) {
+	for _, noDelay := range []bool{false, true} {
+		cc, sc := testutil.TCPPair(t)
+		tx := NewTCPStream(1, cc, true)
+		rx := NewTCPStream(1, sc, false)
+		recv := NewTest(Config{BlockLen: 64 << 10}, []*Stream{rx})
+		send := NewTest(Config{BlockLen: 64 << 10, NoDelay: noDelay, Rate: 1e8}, []*Stream{tx})
+		recv.Start()
+		send.Start()
+		var got int
+		var gerr error
+		tx.RawConn().Control(func(fd uintptr) {
+			got, gerr = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NODELAY)
+		})
+		send.Stop()
+		recv.Stop()
+		send.CloseStreams()
+		recv.CloseStreams()
+		if gerr != nil {
+			t.Fatal(gerr)
+		}
+		if (got != 0) != noDelay {
+			t.Errorf("NoDelay %v: TCP_NODELAY is %d on the sending socket", noDelay, got)
+		}
+	}
+}
+
+// A sender held by its send buffer keeps the buffer full: it tops the
+// buffer up as the receiver frees room, rather than sleeping until the
+// kernel wakes it with a third of the buffer free. Here the receiver
+// takes 160 KiB out of a 1 MiB send buffer every 10 ms, and looks at the
+// send queue just before each read: a writer that tops up has refilled
+// it by then (99.6–100% of its largest here), one that waits for the
+// wake has not, but for the reads after which the kernel woke it (91%).
+func TestSenderKeepsItsBufferFull(t *testing.T) {
+	cc, sc := testutil.TCPPair(t)
+	setInt := func(c net.Conn, opt, v int) {
+		rc, err := c.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc.Control(func(fd uintptr) { err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, opt, v) })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	setInt(cc, unix.SO_SNDBUF, 512<<10) // the kernel doubles it
+	setInt(sc, unix.SO_RCVBUF, 32<<10)
+	tx := NewTCPStream(1, cc, true)
+	send := NewTest(Config{BlockLen: 128 << 10}, []*Stream{tx})
+	send.Start()
+	defer send.CloseStreams()
+	defer send.Stop()
+	queued := func() int { // bytes in the send queue, sent or not
+		n := -1
+		tx.RawConn().Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.SIOCOUTQ) })
+		return n
+	}
+	buf := make([]byte, 160<<10)
+	var seen []int
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for range 200 {
+		<-tick.C
+		seen = append(seen, queued())
+		sc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.ReadFull(sc, buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen = seen[20:] // the buffer fills first
+	sum, top := 0, 0
+	for _, q := range seen {
+		sum += q
+		top = max(top, q)
+	}
+	if top <= 0 {
+		t.Fatalf("send queue never seen (max %d)", top)
+	}
+	fill := float64(sum) / float64(len(seen)) / float64(top)
+	t.Logf("send queue before a read: mean %.3f of its largest (%d bytes)", fill, top)
+	if fill < 0.95 {
+		t.Errorf("the send buffer was %.0f%% full on average before a read: the writer does not top it up", 100*fill)
+	}
 }

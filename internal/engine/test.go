@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,12 @@ type Config struct {
 	Omit       time.Duration // -O: leading period left out of the totals
 	Limit      *Limit        // client end condition by volume; nil on the server
 	SkipRxCopy bool          // receive with MSG_TRUNC: count without copying (--skip-rx-copy)
+	// NoDelay turns Nagle's algorithm off on the TCP streams (-N). Off,
+	// it stays on, as in iperf3; Go's own default (no delay on every
+	// connection) lets a sender whose buffer is full send a short
+	// segment for every wake, and short segments carry less payload per
+	// byte of send buffer.
+	NoDelay bool
 	// Procs is the process's GOMAXPROCS budget for streams that sleep
 	// in the kernel holding a processor (rawio_linux.go); nil makes one.
 	Procs      *Procs
@@ -197,6 +204,11 @@ func (t *Test) Start() {
 	procs := t.cfg.Procs
 	if procs == nil {
 		procs = NewProcs()
+	}
+	for _, s := range t.Streams {
+		if tc, ok := s.conn.(*net.TCPConn); ok {
+			tc.SetNoDelay(t.cfg.NoDelay)
+		}
 	}
 	granted, release := procs.Reserve(tcp)
 	for _, s := range t.Streams {

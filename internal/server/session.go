@@ -417,7 +417,6 @@ func (t *session) acceptStreams(ctx context.Context) (streams []*engine.Stream, 
 	for i, a := range conns {
 		c := a.c
 		if tc, ok := c.(*net.TCPConn); ok {
-			tc.SetNoDelay(t.params.NoDelay)
 			if rc, err := tc.SyscallConn(); err == nil {
 				if err := opts.Apply(rc, sockopt.IsIPv6(c.LocalAddr().String())); err != nil {
 					t.logf("%v", err)
@@ -473,7 +472,7 @@ func (t *session) serve(ctx context.Context, streams []*engine.Stream) {
 	t.pr.MaxIntervals = maxKeptIntervals(len(streams))
 	t.pr.Start(m, sends, sockopt.HasTCPInfo && !p.UDP)
 	t.test = engine.NewTest(engine.Config{
-		BlockLen: m.BlockLen, Rate: float64(p.Bandwidth), ZeroCopy: p.ZeroCopy, SkipRxCopy: p.SkipRxCopy, UDP64: p.UDPCounters64,
+		BlockLen: m.BlockLen, Rate: float64(p.Bandwidth), ZeroCopy: p.ZeroCopy, SkipRxCopy: p.SkipRxCopy, NoDelay: p.NoDelay, UDP64: p.UDPCounters64,
 		Interval: t.srv.o.Interval, Omit: time.Duration(p.Omit) * time.Second, OnInterval: t.pr.Interval,
 		Ticks: t.srv.o.ticks, Procs: t.srv.procs,
 		RcvbufErrors: t.udpDrops(p),

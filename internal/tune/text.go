@@ -133,6 +133,8 @@ func WriteText(w io.Writer, r *Result) {
 		switch {
 		case r.Applied:
 			fmt.Fprintf(w, "Applied (backup %s; undo with: tcptune rollback %s)\n", r.BackupID, strings.Split(r.BackupID, ",")[0])
+		case r.Kept && r.BothEnds: // the lab: --apply is refused there
+			fmt.Fprintln(w, "Not applied: the lab's settings were restored (on a host, tune --peer ADDRESS --apply keeps them, --persist writes sysctl.d).")
 		case r.Kept:
 			fmt.Fprintln(w, "Not applied: the settings were restored (run with --apply to keep them, --persist to write sysctl.d).")
 		default:

@@ -806,6 +806,15 @@ func TestReports(t *testing.T) {
 	if strings.Contains(text.String(), "ms)") && strings.Contains(text.String(), "999") {
 		t.Errorf("an unrounded duration:\n%s", text.String())
 	}
+	// In the lab nothing can be applied: the report does not offer --apply,
+	// which --lab refuses; a rate a hair under 1 Gbit/s reads as one.
+	lab := *res
+	lab.BothEnds, lab.Rate = true, 999.6e6
+	text.Reset()
+	WriteText(&text, &lab)
+	if strings.Contains(text.String(), "run with --apply") || !strings.Contains(text.String(), "tune --peer ADDRESS --apply") || !strings.Contains(text.String(), "rate 1 Gbit/s") {
+		t.Errorf("lab report:\n%s", text.String())
+	}
 	var h bytes.Buffer
 	if err := WriteHTML(&h, res); err != nil {
 		t.Fatal(err)

@@ -294,13 +294,21 @@ func FormatIEC(b float64) string {
 
 // FormatRateShort formats bits/s compactly ("960 Mbit/s").
 func FormatRateShort(bps float64) string {
-	switch {
-	case bps >= 1e9:
-		return fmt.Sprintf("%.3g Gbit/s", bps/1e9)
-	case bps >= 1e6:
-		return fmt.Sprintf("%.3g Mbit/s", bps/1e6)
-	case bps >= 1e3:
-		return fmt.Sprintf("%.3g kbit/s", bps/1e3)
+	// The unit follows the value rounded to three digits, so that 999.6
+	// Mbit/s reads "1 Gbit/s", not "1e+03 Mbit/s".
+	if bps > 0 {
+		p := math.Pow(10, math.Floor(math.Log10(bps))-2)
+		bps = math.Round(bps/p) * p
+	}
+	for _, u := range [...]struct {
+		f    float64
+		name string
+	}{{1e9, "Gbit/s"}, {1e6, "Mbit/s"}, {1e3, "kbit/s"}} {
+		if v := bps / u.f; v >= 1000 {
+			return strconv.FormatFloat(v, 'f', 0, 64) + " " + u.name
+		} else if v >= 1 {
+			return strconv.FormatFloat(v, 'g', 3, 64) + " " + u.name
+		}
 	}
 	return fmt.Sprintf("%.0f bit/s", bps)
 }

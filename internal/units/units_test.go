@@ -88,6 +88,14 @@ func TestFormat(t *testing.T) {
 	if got := FormatBytes(4 << 30); got != "4.00 GBytes" {
 		t.Errorf("FormatBytes = %q", got)
 	}
+	for bps, want := range map[float64]string{
+		960e6: "960 Mbit/s", 999.6e6: "1 Gbit/s", 999.4e6: "999 Mbit/s", 2.5e9: "2.5 Gbit/s",
+		12.34e6: "12.3 Mbit/s", 9999: "10 kbit/s", 500: "500 bit/s", 0: "0 bit/s", 1.2345e12: "1230 Gbit/s",
+	} {
+		if got := FormatRateShort(bps); got != want {
+			t.Errorf("FormatRateShort(%g) = %q, want %q", bps, got, want)
+		}
+	}
 	if got := FormatRateShort(960e6); got != "960 Mbit/s" {
 		t.Errorf("FormatRateShort = %q", got)
 	}

@@ -70,9 +70,14 @@ type Model struct {
 	// = 1), whatever the MSS.
 	Recv float64
 	// Send is the share of the send buffer that holds unacknowledged
-	// payload: measured 0.81–0.89 in flight at MSS 1448 and 8948 (send
-	// skbs carry up to 64 KB each, so their overhead is small), and 536
-	// Mbit/s through a 4 MiB tcp_wmem at 1 Gbit/s × 50 ms (0.80 of 671).
+	// payload for an application's writer. Send skbs carry up to 64 KB
+	// each, so their overhead is small, and the share depends mostly on
+	// how full the writer keeps the buffer: the kernel wakes a waiting
+	// writer with a third of it free. iperf3 3.12's event-driven writes
+	// get 0.80 (446 Mbit/s through a 4 MiB tcp_wmem at 1 Gbit/s × 60 ms,
+	// cubic), blocking writes (iperf3 3.22) 0.67; tcptune's own engine,
+	// which tops the buffer up, 0.93–0.98 (bench/window.sh). Advice is
+	// for applications, so the model keeps 0.80.
 	Send float64
 	// Kernel names the release the model is for ("" = Linux 6.6+).
 	Kernel string
