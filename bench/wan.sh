@@ -23,7 +23,9 @@
 # slow start is not the steady state under test). Prints every run's
 # receiver throughput and retransmits, the medians, tcptune's median over
 # each iperf3's, and whether the targets hold: tcptune ≥ 98% of each
-# iperf3's median, retransmits ≤ 1.5 × iperf3's median + 100.
+# iperf3's median, retransmits ≤ 1.5 × iperf3's median + 100 (both after
+# the omitted start). Where the client sends, the retransmits over the
+# whole test, slow start included, are shown too.
 #
 #   sudo bench/wan.sh [RUNS] [DURATION] [OMIT]     (defaults: 5 runs, 6 s, 2 s)
 #   sudo PATHS="sndbuf p4" ROLES=client bench/wan.sh 3
@@ -87,7 +89,10 @@ serve() {
 	exit 1
 }
 
-# one FILE PORT CLIENT…: one run; appends "bps retransmits" to FILE.
+# one FILE PORT CLIENT…: one run; appends "bps retransmits whole" to FILE:
+# the retransmits after the omitted start, and over the whole test where
+# the client sent (its intervals carry them, the omitted ones included;
+# -1 otherwise).
 one() {
 	local file=$1 port=$2
 	shift 2
@@ -98,8 +103,11 @@ one() {
 	fi
 	python3 - "$out" >>"$file" <<'PY'
 import json, sys
-e = json.load(open(sys.argv[1]))["end"]
-print(e["sum_received"]["bits_per_second"], e["sum_sent"].get("retransmits", 0))
+d = json.load(open(sys.argv[1]))
+e = d["end"]
+whole = [iv["sum"].get("retransmits") for iv in d.get("intervals", [])]
+whole = sum(whole) if whole and None not in whole else -1
+print(e["sum_received"]["bits_per_second"], e["sum_sent"].get("retransmits", 0), whole)
 PY
 }
 
@@ -167,6 +175,10 @@ for path in paths.split():
             print(f"{path:9} {role:7} {d:4} {' '.join(cells)} {' '.join(ratios)}  {'; '.join(why) or 'hold'}")
             for tool in ("tcptune", "iperf3-3.12", "iperf3-3.22"):
                 if tool in med:
-                    print(f"{'':22} {tool:12} " + " ".join(f"{r[0] / 1e6:.1f}({r[1]:.0f})" for r in med[tool][2]))
+                    rows = med[tool][2]
+                    line = " ".join(f"{r[0] / 1e6:.1f}({r[1]:.0f})" for r in rows)
+                    if all(len(r) > 2 and r[2] >= 0 for r in rows):
+                        line += f"   whole test: median {statistics.median(r[2] for r in rows):.0f} retransmits"
+                    print(f"{'':22} {tool:12} " + line)
 print("all targets hold" if not bad else f"{bad} case(s) short of the targets")
 PY
