@@ -16,7 +16,7 @@ func newTuneCmd() *cobra.Command {
 	link := &linkFlags{}
 	var (
 		onLab, doApply, persist, asJSON bool
-		force, compare                  bool
+		force, compare, allowLower      bool
 		peer, direction, report, name   string
 		congestion                      string
 		port, trials                    int
@@ -35,8 +35,10 @@ the window model says it must, is bisected back to the smallest value on the
 plateau, and, on a lossy path, the congestion control and parallel streams are
 tried. Reference profiles (advise, kernel defaults, TuneD, ESnet, the seed
 articles) get one short trial each for comparison (--compare: full trials).
-The choice is verified with fresh trials and kept only if every verification
-trial beats every baseline trial in a direction this host controls.
+The choice never lowers a buffer maximum the host already has (the host
+serves other paths than the one measured; --allow-lower lets it). It is
+verified with fresh trials and kept only if every verification trial beats
+every baseline trial in a direction this host controls.
 
 Throughput is the payload the kernel counted as delivered (tcpi_delivered at
 the sender), which does not jump when a hole is filled; a trial more than 1%
@@ -54,7 +56,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 			if onLab == (peer != "") {
 				return errors.New("tune: give --lab or --peer HOST")
 			}
-			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare, Congestion: congestion}
+			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare, Congestion: congestion, AllowLower: allowLower}
 			o.LabFlag = flagx.FirstChanged(cmd.Flags(), "rtt", "loss", "queue", "mtu", "path-mtu", "pmtu-blackhole", "txqueuelen", "name")
 			var err error
 			if o.Directions, err = tune.ParseDirections(direction); err != nil {
@@ -125,6 +127,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 	flagx.SecondsVarP(fs, &dur, "time", "t", 5*time.Second, time.Second, time.Hour, false, "measured seconds per trial (fractions allowed)")
 	flagx.SecondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial, fractions allowed (0 = max(1 s, 10 × RTT))")
 	fs.BoolVar(&force, "force", false, "search even when the baseline already fills the path")
+	fs.BoolVar(&allowLower, "allow-lower", false, "let the choice lower a buffer maximum the host already has above what this path needs")
 	fs.BoolVar(&compare, "compare", false, "give the reference profiles full trials in every direction (default: one short trial each)")
 	fs.StringVarP(&congestion, "congestion", "C", "", "congestion control of every trial, per socket as iperf3 -C (in the lab: stands for hosts whose default it is)")
 	fs.StringVar(&direction, "direction", "both", "both, forward (this end sends) or reverse (-R, the peer sends)")

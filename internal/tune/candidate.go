@@ -300,3 +300,55 @@ func joinInts(vs []int64) string {
 	}
 	return strings.Join(s, " ")
 }
+
+// keepMaxima raises any buffer maximum the choice would lower back to the
+// host's current one: a maximum serves every path the host talks to, not
+// only the one measured, and a smaller one than this path needs costs
+// nothing here but memory. What stays is recorded in the result
+// (NotLowered). A choice whose only changes were such lowerings is the
+// baseline: nothing to change.
+func (r *runner) keepMaxima(choice, base *Candidate) *Candidate {
+	var kept []NotLowered
+	var settings []Setting
+	for _, s := range choice.Settings {
+		if s.Key == keyRmem || s.Key == keyWmem {
+			cur, f := maxOf(r.current[s.Key]), strings.Fields(s.Value)
+			if v := maxOf(s.Value); len(f) == 3 && v < cur {
+				kept = append(kept, NotLowered{Key: s.Key, Current: cur, Chosen: v})
+				f[2] = strconv.FormatInt(cur, 10)
+				s.Value = strings.Join(f, " ")
+				s.Reason += fmt.Sprintf("; its maximum stays %s, as this host has it (the path needs %s; --allow-lower lowers it)", size(cur), size(v))
+				if norm(s.Value) == norm(r.current[s.Key]) {
+					continue
+				}
+			}
+		}
+		settings = append(settings, s)
+	}
+	if len(kept) == 0 {
+		return choice
+	}
+	r.res.NotLowered = kept
+	var what []string
+	for _, k := range kept {
+		what = append(what, fmt.Sprintf("%s max stays %s (the choice had %s)", strings.TrimPrefix(k.Key, "net.ipv4."), size(k.Current), size(k.Chosen)))
+	}
+	step := strings.Join(what, ", ") + ": tune does not lower a maximum this host already has (--allow-lower does)"
+	c := *choice
+	c.ID, c.Settings = choice.ID+"-max", settings
+	c.resolve(r.current)
+	c.Name = choice.Name + ", maxima not lowered"
+	if choice.Origin == OriginSearch {
+		c.Name = fmt.Sprintf("rmem %s, wmem %s", r.multiple(c.RmemMax), r.multiple(c.WmemMax))
+		if c.Congestion != "" {
+			c.Name += " with " + c.Congestion
+		}
+	}
+	if len(c.Settings) == 0 && c.Congestion == "" {
+		r.res.Steps = append(r.res.Steps, step+"; nothing else changes")
+		return base
+	}
+	r.res.Steps = append(r.res.Steps, step)
+	r.res.Candidates = append(r.res.Candidates, &c)
+	return &c
+}

@@ -50,6 +50,9 @@ type Result struct {
 	Levers []Lever `json:"levers,omitempty"`
 	// Verify holds the fresh trials of the choice.
 	Verify *Candidate `json:"verify,omitempty"`
+	// NotLowered are the buffer maxima the choice would have lowered
+	// and that stay as the host has them (Options.AllowLower).
+	NotLowered []NotLowered `json:"not_lowered,omitempty"`
 	// AlreadyFull: the baseline filled the path; tune stopped there.
 	AlreadyFull bool `json:"already_full,omitempty"`
 	// PathMTU is what tune found about the path's MTU, where it may
@@ -259,4 +262,12 @@ func ReadRequest(file string, sets []string) ([]apply.KV, error) {
 		return nil, errors.New("apply: give a FILE (sysctl.conf syntax) or --set KEY=VALUE")
 	}
 	return kvs, nil
+}
+
+// NotLowered is a buffer maximum the host already had above what the
+// measured path needs: tune kept it.
+type NotLowered struct {
+	Key     string `json:"key"`
+	Current int64  `json:"current_bytes"`
+	Chosen  int64  `json:"path_needs_bytes"`
 }

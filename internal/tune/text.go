@@ -129,6 +129,9 @@ func WriteText(w io.Writer, r *Result) {
 		if ch.Congestion != "" {
 			fmt.Fprintf(w, "  per socket: -C %s\n", ch.Congestion)
 		}
+		for _, n := range r.NotLowered {
+			fmt.Fprintf(w, "  %s max stays %s, more than this path needs (%s): not lowered (--allow-lower)\n", n.Key, size(n.Current), size(n.Chosen))
+		}
 		fmt.Fprintf(w, "Verification: %s\n", r.Why)
 		switch {
 		case r.Applied:

@@ -163,6 +163,10 @@ type Options struct {
 	// it stands for hosts whose default it is: a namespace can default
 	// only to one in the host's tcp_allowed_congestion_control.
 	Congestion string
+	// AllowLower lets the choice lower a buffer maximum below the
+	// host's current one. Without it a maximum the host already has
+	// stays: the host serves other paths than the one measured.
+	AllowLower bool
 }
 
 func (o *Options) defaults() {
@@ -284,6 +288,9 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		if t, ok := medianTrial(base, res.Controllable[0]); ok {
 			pm.MSSBefore = t.MSS
 		}
+	}
+	if !o.AllowLower {
+		choice = r.keepMaxima(choice, base)
 	}
 	res.ChoiceID = choice.ID
 	if choice == base {
