@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tcptune tune in the lab, measured against a brute-force sweep (issues
-# 10 and 19). Needs root and jq. Each scenario runs "tcptune tune" with
+# tcptune tune in the lab, measured against a brute-force sweep. Needs
+# root and jq. Each scenario runs "tcptune tune" with
 # the defaults (3 trials × 5 s per direction for the baseline and the
 # verification, one per direction to screen; both directions) from the
 # namespaces' inherited settings, then sweeps a grid on a link of the
