@@ -334,6 +334,9 @@ func (r *runner) keepMaxima(choice, base *Candidate) *Candidate {
 		what = append(what, fmt.Sprintf("%s max stays %s (the choice had %s)", strings.TrimPrefix(k.Key, "net.ipv4."), size(k.Current), size(k.Chosen)))
 	}
 	step := strings.Join(what, ", ") + ": tune does not lower a maximum this host already has (--allow-lower does)"
+	// The copy keeps the screenings of the point it came from: the only
+	// difference is a maximum above what those trials showed the path
+	// needs, and the verification measures the copy itself.
 	c := *choice
 	c.ID, c.Settings = choice.ID+"-max", settings
 	c.resolve(r.current)
