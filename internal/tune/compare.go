@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/units"
 )
@@ -262,16 +263,27 @@ func judge(base, v *Candidate, dirs, judged []Direction, acts map[Direction]bool
 // congestion control both ends' sockets take) on both. In the lab both
 // ends take every setting, so each acts on both directions.
 func actsOn(key string, bothEnds bool) []Direction {
-	if bothEnds {
-		return []Direction{Forward, Reverse}
-	}
+	return plan.Acts(knobOf(key), bothEnds)
+}
+
+// knobOf is the plan's knob a sysctl or link key sets ("" for one the
+// table does not name: it acts on both directions).
+func knobOf(key string) plan.Knob {
 	switch {
-	case key == keyWmem || key == keyCC || strings.HasSuffix(key, ".txqueuelen"):
-		return []Direction{Forward}
-	case key == keyRmem || key == keyBacklog:
-		return []Direction{Reverse}
+	case key == keyWmem:
+		return plan.Wmem
+	case key == keyRmem:
+		return plan.Rmem
+	case key == keyCC:
+		return plan.CC
+	case key == keyBacklog:
+		return plan.Backlog
+	case strings.HasSuffix(key, ".txqueuelen"):
+		return plan.TxQueue
+	case strings.HasSuffix(key, ".mtu"):
+		return plan.MTU
 	}
-	return []Direction{Forward, Reverse}
+	return ""
 }
 
 // acts are the directions some setting that differs between base and v
@@ -291,7 +303,11 @@ func acts(base, v *Candidate, bothEnds bool) map[Direction]bool {
 		}
 	}
 	if v.Congestion != base.Congestion {
-		out[Forward], out[Reverse] = true, true
+		// Per socket, where this host's control sends (trials run it
+		// nowhere else).
+		for _, d := range plan.Acts(plan.CC, bothEnds) {
+			out[d] = true
+		}
 	}
 	return out
 }

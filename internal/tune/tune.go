@@ -24,17 +24,18 @@ import (
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/cores"
 	"github.com/tcptune/tcptune/internal/drops"
+	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/window"
 )
 
 // Direction of a trial: forward is this end sending (iperf3's default),
 // reverse is the peer sending (-R).
-type Direction string
+type Direction = plan.Direction
 
 const (
-	Forward Direction = "forward"
-	Reverse Direction = "reverse"
+	Forward = plan.Forward
+	Reverse = plan.Reverse
 )
 
 // ParseDirections reads --direction: both, forward or reverse.
@@ -167,6 +168,14 @@ type Options struct {
 	// host's current one. Without it a maximum the host already has
 	// stays: the host serves other paths than the one measured.
 	AllowLower bool
+	// Search is the search that runs: "model" (the default: the
+	// planner's model-driven search, internal/plan) or "legacy" (the
+	// diagnosis-led ladder it replaces, kept for comparison).
+	Search string
+	// Budget is the trial time the model's search may spend, the
+	// baseline's included (0 = 3 minutes, 4 at an RTT of 500 ms or
+	// more).
+	Budget time.Duration
 }
 
 func (o *Options) defaults() {
@@ -178,6 +187,9 @@ func (o *Options) defaults() {
 	}
 	if len(o.Directions) == 0 {
 		o.Directions = []Direction{Forward, Reverse}
+	}
+	if o.Search == "" {
+		o.Search = SearchModel
 	}
 }
 
@@ -269,14 +281,20 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		if err != nil {
 			return res, err
 		}
-		if choice, err = r.search(ctx, start); err != nil {
+		if o.Search == SearchLegacy {
+			if choice, err = r.search(ctx, start); err != nil {
+				return res, err
+			}
+		} else if choice, err = r.planned(ctx, base, start); err != nil {
 			return res, err
 		}
 		if err := r.compare(ctx); err != nil {
 			return res, err
 		}
-		if choice, err = r.reopen(ctx, base, choice); err != nil {
-			return res, err
+		if o.Search == SearchLegacy {
+			if choice, err = r.reopen(ctx, base, choice); err != nil {
+				return res, err
+			}
 		}
 	}
 	// A path that carries a larger MTU can gain even when the buffers
@@ -300,14 +318,23 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		return res, nil
 	}
 	res.AlreadyFull = false
-	pr.Stage("verifying %s with %s per direction, fresh", choice.Name, r.trialCount())
-	v, err := r.verify(ctx, choice)
-	if err != nil {
-		return res, err
-	}
-	alt, why, err := r.secondLook(ctx, choice, v)
-	if err != nil {
-		return res, err
+	var v *Candidate
+	var alt *Candidate
+	var why string
+	if o.Search != SearchLegacy && hasFullSet(choice, res.Controllable) {
+		// Only full sets accept: the choice's is its verification.
+		v = choice
+		res.Steps = append(res.Steps, "the choice's full set is its verification")
+	} else {
+		pr.Stage("verifying %s with %s per direction, fresh", choice.Name, r.trialCount())
+		if v, err = r.verify(ctx, choice); err != nil {
+			return res, err
+		}
+		if o.Search == SearchLegacy {
+			if alt, why, err = r.secondLook(ctx, choice, v); err != nil {
+				return res, err
+			}
+		}
 	}
 	if alt != nil {
 		pr.Stage("%s: verifying %s, fresh", why, alt.Name)
@@ -348,6 +375,17 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		res.Applied, res.BackupID = true, id
 	}
 	return res, nil
+}
+
+// hasFullSet reports whether c has trials beyond a screening in every
+// direction of dirs.
+func hasFullSet(c *Candidate, dirs []Direction) bool {
+	for _, d := range dirs {
+		if !slices.ContainsFunc(c.Trials, func(t Trial) bool { return t.Direction == d && !t.Screening }) {
+			return false
+		}
+	}
+	return len(dirs) > 0
 }
 
 // verify runs fresh trials of c.
@@ -618,6 +656,11 @@ loop:
 			}
 			spec := extra
 			spec.Direction, spec.Time, spec.Omit = d, r.o.Time, r.omit
+			if !slices.Contains(plan.Acts(plan.CC, r.env.BothEnds()), d) {
+				// The peer's own control sends here: a per-socket one
+				// would measure what no setting of this host does.
+				spec.Congestion = ""
+			}
 			if spec.Parallel == 0 {
 				spec.Parallel = 1
 			}

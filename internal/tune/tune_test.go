@@ -374,7 +374,7 @@ func TestSearchSendBufferLimited(t *testing.T) {
 	// tcp_wmem max — send-buffer limited at 1 Gbit/s × 50 ms.
 	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
 	start := snapshotValues(m)
-	res, err := Run(context.Background(), m, Options{}, quiet{})
+	res, err := Run(context.Background(), m, Options{Search: SearchLegacy}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +401,7 @@ func TestSearchSendBufferLimited(t *testing.T) {
 	}
 	// --allow-lower: the oversized rmem is trimmed to the model's need.
 	ml := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
-	lres, err := Run(context.Background(), ml, Options{AllowLower: true}, quiet{})
+	lres, err := Run(context.Background(), ml, Options{Search: SearchLegacy, AllowLower: true}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +471,7 @@ func TestSearchLossLimited(t *testing.T) {
 	m := newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
 	m.lossCap = map[string]float64{"cubic": 0.30, "reno": 0.2, "bbr": 0.95}
 	start := snapshotValues(m)
-	res, err := Run(context.Background(), m, Options{}, quiet{})
+	res, err := Run(context.Background(), m, Options{Search: SearchLegacy}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,7 +504,7 @@ func TestSearchLossLimited(t *testing.T) {
 	m = newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
 	m.lossCap = map[string]float64{"cubic": 0.30, "reno": 0.2, "bbr": 0.95}
 	m.refuseKeys = map[string]bool{keyCC: true}
-	res, err = Run(context.Background(), m, Options{Directions: []Direction{Forward}}, quiet{})
+	res, err = Run(context.Background(), m, Options{Search: SearchLegacy, Directions: []Direction{Forward}}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -519,7 +519,7 @@ func TestLossyBBRSkipsLossBasedControls(t *testing.T) {
 	m := newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
 	m.values[keyCC] = "bbr"
 	m.lossCap = map[string]float64{"cubic": 0.30, "reno": 0.2, "bbr": 0.7}
-	res, err := Run(context.Background(), m, Options{Directions: []Direction{Forward}}, quiet{})
+	res, err := Run(context.Background(), m, Options{Search: SearchLegacy, Directions: []Direction{Forward}}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +579,7 @@ func TestSearchStockPeer(t *testing.T) {
 	m := newModel(1e9, 50*time.Millisecond, "4096 131072 6291456", "4096 16384 4194304")
 	m.both, m.peerR, m.peerW, m.stock = false, 33554432, 4194304, true
 	start := snapshotValues(m)
-	res, err := Run(context.Background(), m, Options{}, quiet{})
+	res, err := Run(context.Background(), m, Options{Search: SearchLegacy}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -614,7 +614,7 @@ func TestSearchStockPeer(t *testing.T) {
 	// gets no raise, and the report says the limit is the peer's, hedged.
 	m = newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
 	m.both, m.peerR, m.peerW, m.stock = false, 33554432, 4194304, true
-	res, err = Run(context.Background(), m, Options{}, quiet{})
+	res, err = Run(context.Background(), m, Options{Search: SearchLegacy}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -770,9 +770,14 @@ func TestActsOn(t *testing.T) {
 			t.Errorf("%s (both ends %v): %v, want %v", c.key, c.both, got, c.want)
 		}
 	}
-	a := acts(&Candidate{}, &Candidate{Congestion: "bbr"}, false)
-	if !a[Forward] || !a[Reverse] {
-		t.Errorf("a per-socket congestion control acts on %v", a)
+	// A per-socket congestion control acts where this host's control
+	// sends: forward against a peer (reverse's trials run the peer's),
+	// both directions in the lab.
+	if a := acts(&Candidate{}, &Candidate{Congestion: "bbr"}, false); !a[Forward] || a[Reverse] {
+		t.Errorf("a per-socket congestion control acts on %v against a peer", a)
+	}
+	if a := acts(&Candidate{}, &Candidate{Congestion: "bbr"}, true); !a[Forward] || !a[Reverse] {
+		t.Errorf("a per-socket congestion control acts on %v in the lab", a)
 	}
 }
 
@@ -941,7 +946,7 @@ func TestModelNeedFollowsMSS(t *testing.T) {
 func TestBisectStopsAtModelNeed(t *testing.T) {
 	m := newModel(100e6, 600*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
 	m.sendShare = 0.97
-	res, err := Run(context.Background(), m, Options{}, quiet{})
+	res, err := Run(context.Background(), m, Options{Search: SearchLegacy}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1085,7 +1090,7 @@ func TestLuckyScreeningVerifiesTheRunnerUp(t *testing.T) {
 		}
 		return 1
 	}
-	res, err := Run(context.Background(), m, Options{Directions: []Direction{Forward}}, quiet{})
+	res, err := Run(context.Background(), m, Options{Search: SearchLegacy, Directions: []Direction{Forward}}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1274,7 +1279,7 @@ func TestJumboFramesPeer(t *testing.T) {
 func TestRetrimBelowTheFirstLevel(t *testing.T) {
 	m := newModel(300e6, 150*time.Millisecond, "4096 131072 10000000", "4096 16384 10000000") // 1.78 × BDP
 	m.lossCap = map[string]float64{"cubic": 0.45, "reno": 0.3, "bbr": 0.95}
-	res, err := Run(context.Background(), m, Options{AllowLower: true}, quiet{})
+	res, err := Run(context.Background(), m, Options{Search: SearchLegacy, AllowLower: true}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1623,7 +1628,7 @@ func TestVerificationNamesATrimmedBuffer(t *testing.T) {
 				}
 				return 1
 			}
-			res, err := Run(context.Background(), m, Options{Directions: tc.dirs, AllowLower: true}, quiet{})
+			res, err := Run(context.Background(), m, Options{Search: SearchLegacy, Directions: tc.dirs, AllowLower: true}, quiet{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1667,7 +1672,9 @@ func reopenRun(t *testing.T, share float64) (*modelEnv, *Result, *Candidate, str
 	t.Helper()
 	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
 	m.sendShare, m.hideBuffer, m.hideQuiet = share, true, true
-	res, err := Run(context.Background(), m, Options{}, quiet{})
+	// reopen is the legacy search's (the model's takes profiles as
+	// a report).
+	res, err := Run(context.Background(), m, Options{Search: SearchLegacy}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1738,7 +1745,7 @@ func TestJumboFramesSecondTrial(t *testing.T) {
 func TestLabStepAskedByTheUnscreenedDirection(t *testing.T) {
 	m := newModel(2.5e9, 20*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
 	m.hideForward = true
-	res, err := Run(context.Background(), m, Options{AllowLower: true}, quiet{})
+	res, err := Run(context.Background(), m, Options{Search: SearchLegacy, AllowLower: true}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1764,7 +1771,7 @@ func TestPacedLeverGetsItsSendBuffer(t *testing.T) {
 		m.both, m.peerR, m.peerW, m.stock = false, 33554432, 4194304, true
 		m.lossCap = map[string]float64{"cubic": 0.75, "reno": 0.6}
 		m.pacedNeed, m.pacedShare = 3.5, share
-		res, err := Run(context.Background(), m, Options{}, quiet{})
+		res, err := Run(context.Background(), m, Options{Search: SearchLegacy}, quiet{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,7 @@ var (
 	first = flag.Uint64("seed", 1, "the first seed")
 	only  = flag.String("scenario", "", "run only scenarios whose name contains this")
 	dump  = flag.Bool("dump", false, "print each run's steps, choice and score")
+	srch  = flag.String("search", "", "tune's search: model (the default) or legacy")
 )
 
 type quiet struct{}
@@ -117,7 +118,7 @@ func TestBaseline(t *testing.T) {
 			e := New(s, seed)
 			start := e.Values()
 			o := e.Oracle()
-			opts := tune.Options{}
+			opts := tune.Options{Search: *srch}
 			if !s.Both {
 				opts.Rate = s.Rate
 			}

@@ -1,0 +1,332 @@
+package plan
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/attrib"
+)
+
+// Kind is what a trial is for.
+type Kind int
+
+const (
+	// Screen is one trial: it may refute, never accept.
+	Screen Kind = iota + 1
+	// Full is a full set (Policy.Trials per direction): only full sets
+	// accept, and the choice's is its verification.
+	Full
+)
+
+// Obs is one trial, typed: what it ran and what it showed.
+type Obs struct {
+	Point Point
+	Dir   Direction
+	Kind  Kind
+	Rate  float64 // bit/s, as the kernel counted it
+	// Limit is the attribution's, with what it ruled out where it could
+	// not decide; Capped a buffer at its cap behind another limit;
+	// Recovering: the send buffer sat full while loss was recovered.
+	Limit       attrib.Limit
+	RuledOut    []attrib.Limit
+	Capped      attrib.Limit
+	Recovering  bool
+	SenderView  bool  // the sender's TCP_INFO was read
+	Retransmits int64 // -1 = unknown
+	RTT, MinRTT time.Duration
+	MSS         int
+	Seconds     float64
+	Core        bool // a core of this host ran flat out
+	Drops       bool // this host's queues dropped packets
+}
+
+// limit is o's limit where it teaches the model something beyond its
+// own point; "" where it does not. A window that no buffer held while a
+// core ran flat out is the core's. A window that lost nothing behind a
+// send buffer at its cap may be that buffer's (only raising it tells),
+// so it is neither the buffer's share nor the window's ceiling.
+func (o Obs) limit() attrib.Limit {
+	if o.Core && (o.Limit == attrib.Network || o.Limit == attrib.Unknown) {
+		// A window no buffer held, with a core of this host flat out.
+		return attrib.CPU
+	}
+	if o.Limit == attrib.Network && o.Capped == attrib.SendBuffer && o.Retransmits == 0 {
+		return ""
+	}
+	return o.Limit
+}
+
+// fullSetLearns reports whether o's limit is one only a full set
+// teaches (a congestion window, the peer's side, a core: no buffer of
+// this host held it), so that a screening held so calls for its full set.
+func (m Model) fullSetLearns(o Obs) bool {
+	switch l := o.limit(); {
+	case l == attrib.Network:
+		return true
+	case l == attrib.ReceiverWindow && acts(Rmem, o.Dir, m.BothEnds), l == attrib.SendBuffer && acts(Wmem, o.Dir, m.BothEnds):
+		return false
+	default:
+		return m.outOfReach(o, l)
+	}
+}
+
+// Source says where the goodput came from.
+type Source int
+
+const (
+	SourceLink      Source = iota + 1 // the lab link's rate
+	SourceGiven                       // --rate
+	SourceEstimated                   // the best of the probes and trials
+)
+
+// Prior is what the model knows before any trial.
+type Prior struct {
+	Goodput  float64 // bit/s
+	Source   Source
+	IdleRTT  time.Duration
+	BothEnds bool
+	Dirs     []Direction // the directions this host controls
+	Default  string      // the congestion control trials use by default
+	// RecvShare and SendShare are the window model's shares of a buffer
+	// that become window and payload in flight (internal/window).
+	RecvShare, SendShare float64
+}
+
+// Model is the path as the trials so far show it.
+type Model struct {
+	Prior
+	// Recv and Send are the buffer shares learned from trials a buffer
+	// held (rate × idle RTT over the buffer: the RTT a held flow adds
+	// folds in); 0 = not learned. Send is per congestion control: a
+	// lossy flow's send buffer also holds what was sent beyond holes.
+	Recv float64
+	Send map[string]float64
+	// Ceiling is, per direction, what no knob of this host moves (the
+	// peer's buffer, a core, an unseen sender); 0 = none seen.
+	Ceiling map[Direction]float64
+	// Window is, per congestion control class and direction, the most
+	// a congestion window held short of the path carried.
+	Window map[string]map[Direction]float64
+	// Spread is each direction's relative noise, pooled over full sets.
+	Spread map[Direction]float64
+	// Queue is the bottleneck's queue in bytes (RTT under load less
+	// the idle RTT, × the rate) where a flow filled the path; Loss the
+	// random loss a flow without a standing queue showed.
+	Queue int64
+	Loss  float64
+	// Loaded is each direction's largest RTT under load.
+	Loaded map[Direction]time.Duration
+}
+
+// Paces reports whether a congestion control paces at the bottleneck
+// it measures rather than cutting its window at each loss (BBR).
+func Paces(cc string) bool { return len(cc) >= 3 && cc[:3] == "bbr" }
+
+// class is what a congestion window's limit carries over to: a
+// control that cuts its window at each loss shares it with every such
+// control (loss and a queue hold them alike); a pacing one keeps its own.
+func class(cc string) string {
+	if Paces(cc) {
+		return cc
+	}
+	return "loss-based"
+}
+
+// Fit is the model the observations imply.
+func Fit(pr Prior, obs []Obs) Model {
+	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[Direction]float64{},
+		Window: map[string]map[Direction]float64{}, Spread: map[Direction]float64{}, Loaded: map[Direction]time.Duration{}}
+	best := map[Direction]float64{}
+	idle := pr.IdleRTT.Seconds()
+	for _, o := range obs {
+		d, cc := o.Dir, m.ccOf(o.Point, o.Dir)
+		m.Loaded[d] = max(m.Loaded[d], o.RTT)
+		switch l := o.limit(); {
+		case l == attrib.ReceiverWindow && acts(Rmem, d, pr.BothEnds):
+			m.Recv = lower(m.Recv, o.Rate*idle/8/float64(o.Point.Rmem))
+		case l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds):
+			m.Send[cc] = lower(m.Send[cc], o.Rate*idle/8/float64(o.Point.Wmem))
+		case l == attrib.Network:
+			if o.Retransmits > 0 && o.RTT > 0 && o.RTT < o.MinRTT*11/10 && o.MSS > 0 && o.Seconds > 0 {
+				m.Loss = max(m.Loss, float64(o.Retransmits)*float64(o.MSS)*8/(o.Rate*o.Seconds))
+			}
+		case l == attrib.PathFull && o.RTT > o.MinRTT:
+			m.Queue = max(m.Queue, int64((o.RTT-o.MinRTT).Seconds()*o.Rate/8))
+		}
+	}
+	// What no buffer lifts (a congestion window, the peer's side, a
+	// core) is learned from full sets only, by their median trial: a
+	// screening held so refutes only its own point.
+	for _, set := range fullSets(obs, pr.BothEnds) {
+		o := set[(len(set)-1)/2]
+		d, cc := o.Dir, m.ccOf(o.Point, o.Dir)
+		best[d] = max(best[d], o.Rate)
+		switch l := o.limit(); {
+		case l == attrib.Network:
+			c := class(cc)
+			if m.Window[c] == nil {
+				m.Window[c] = map[Direction]float64{}
+			}
+			m.Window[c][d] = max(m.Window[c][d], o.Rate)
+		case !(l == attrib.ReceiverWindow && acts(Rmem, d, pr.BothEnds)) && !(l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds)) && m.outOfReach(o, l):
+			m.Ceiling[d] = max(m.Ceiling[d], o.Rate)
+		}
+	}
+	// A ceiling is at least what a full set in the direction carried.
+	for d, c := range m.Ceiling {
+		m.Ceiling[d] = max(c, best[d])
+	}
+	m.Spread = spreads(obs, pr.BothEnds)
+	return m
+}
+
+// fullSets are the full sets' trials grouped by key and direction, each
+// sorted by rate, in a fixed order.
+func fullSets(obs []Obs, bothEnds bool) [][]Obs {
+	type k struct {
+		p Point
+		d Direction
+	}
+	idx := map[k]int{}
+	var out [][]Obs
+	for _, o := range obs {
+		if o.Kind != Full {
+			continue
+		}
+		x := k{o.Point.key(o.Dir, bothEnds), o.Dir}
+		i, ok := idx[x]
+		if !ok {
+			i = len(out)
+			idx[x] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], o)
+	}
+	for _, s := range out {
+		slices.SortStableFunc(s, func(a, b Obs) int { return cmpFloat(a.Rate, b.Rate) })
+	}
+	return out
+}
+
+// outOfReach reports whether o's limit l is one no knob of this host
+// moves: a peer's buffer (the other end's side of the direction), a
+// core, or a receiver's view that rules this host's window out or whose
+// window already allows the path's goodput by the prior's share.
+func (m Model) outOfReach(o Obs, l attrib.Limit) bool {
+	switch l {
+	case attrib.ReceiverWindow, attrib.SendBuffer, attrib.CPU:
+		return true // this host's buffers were matched above
+	case attrib.Unknown:
+		if slices.Contains(o.RuledOut, attrib.ReceiverWindow) {
+			return true
+		}
+		return acts(Rmem, o.Dir, m.BothEnds) && m.recvShare()*float64(o.Point.Rmem)*8/m.IdleRTT.Seconds() >= m.Goodput
+	}
+	return false
+}
+
+func lower(was, v float64) float64 {
+	if was == 0 || v < was {
+		return v
+	}
+	return was
+}
+
+// ccOf is the congestion control that sends in d at p: p's where this
+// host's control acts on d, else the default (the peer's own).
+func (m Model) ccOf(p Point, d Direction) string {
+	if acts(CC, d, m.BothEnds) && p.CC != "" {
+		return p.CC
+	}
+	return m.Default
+}
+
+func (m Model) recvShare() float64 {
+	if m.Recv > 0 {
+		return m.Recv
+	}
+	return m.RecvShare
+}
+
+// sendShare is cc's learned share, else the largest another control
+// showed (the writer's, which a control shares until its own trials say
+// otherwise), else the prior's.
+func (m Model) sendShare(cc string) float64 {
+	if s := m.Send[cc]; s > 0 {
+		return s
+	}
+	s := 0.0
+	for _, v := range m.Send {
+		s = max(s, v)
+	}
+	if s > 0 {
+		return s
+	}
+	return m.SendShare
+}
+
+// Target is what direction d can reach: the path's goodput, or less
+// where something no knob of this host moves holds it.
+func (m Model) Target(d Direction) float64 {
+	if c := m.Ceiling[d]; c > 0 && c < m.Goodput {
+		return c
+	}
+	return m.Goodput
+}
+
+// Predict is the rate the model expects at p in direction d, without
+// the path's cap: the window each buffer of this host that acts on d
+// allows over the idle RTT, a congestion window's limit for p's
+// control, and the direction's ceiling.
+func (m Model) Predict(p Point, d Direction) float64 {
+	r, idle := math.Inf(1), m.IdleRTT.Seconds()
+	if idle <= 0 {
+		return m.Target(d)
+	}
+	if acts(Rmem, d, m.BothEnds) {
+		r = min(r, m.recvShare()*float64(p.Rmem)*8/idle)
+	}
+	cc := m.ccOf(p, d)
+	if acts(Wmem, d, m.BothEnds) {
+		r = min(r, m.sendShare(cc)*float64(p.Wmem)*8/idle)
+	}
+	if w := m.Window[class(cc)][d]; w > 0 {
+		r = min(r, w)
+	}
+	if c := m.Ceiling[d]; c > 0 {
+		r = min(r, c)
+	}
+	return r
+}
+
+// Tol is direction d's noise tolerance: Spreads pooled standard
+// deviations, within [MinTol, MaxTol].
+func (m Model) Tol(d Direction, pol Policy) float64 {
+	return min(pol.MaxTol, max(pol.MinTol, pol.Spreads*m.Spread[d]))
+}
+
+// spreads pools, per direction, the variance of log rates within each
+// full set (the trials at one key): the noise a comparison must clear.
+func spreads(obs []Obs, bothEnds bool) map[Direction]float64 {
+	ss, df := map[Direction]float64{}, map[Direction]int{}
+	for _, set := range fullSets(obs, bothEnds) {
+		if len(set) < 2 {
+			continue
+		}
+		mean := 0.0
+		for _, o := range set {
+			mean += math.Log(o.Rate)
+		}
+		mean /= float64(len(set))
+		for _, o := range set {
+			ss[set[0].Dir] += (math.Log(o.Rate) - mean) * (math.Log(o.Rate) - mean)
+		}
+		df[set[0].Dir] += len(set) - 1
+	}
+	out := map[Direction]float64{}
+	for d, s := range ss {
+		out[d] = math.Sqrt(s / float64(df[d]))
+	}
+	return out
+}

@@ -1,0 +1,211 @@
+// Package plan decides tune's search. It holds the grid of settings tune
+// may choose (buffer maxima on rungs a fixed factor apart × the
+// congestion controls), a model of the path that every trial updates,
+// the one table of which knob acts on which direction, and two pure
+// functions: Next (the cheapest point the model predicts reaches the
+// target, and the trial to run there) and Choose (the cheapest point
+// whose full trials are on the plateau). It measures nothing, reads no
+// clock and changes nothing: internal/tune carries out its actions and
+// hands back what they observed, as tailscale's netcheck keeps its
+// probe plan apart from the probing.
+package plan
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Direction of a trial: forward is this host sending, reverse the peer.
+type Direction string
+
+const (
+	Forward Direction = "forward"
+	Reverse Direction = "reverse"
+)
+
+// Knob is a setting tune may change.
+type Knob string
+
+const (
+	Rmem    Knob = "tcp_rmem"           // this host's receive buffer maximum
+	Wmem    Knob = "tcp_wmem"           // this host's send buffer maximum
+	CC      Knob = "congestion_control" // this host's congestion control
+	TxQueue Knob = "txqueuelen"         // an interface's transmit queue
+	Backlog Knob = "netdev_max_backlog" // the receive backlog
+	MTU     Knob = "mtu"                // an interface's MTU
+)
+
+// Acts is where a knob acts, written once: this host's send side
+// (tcp_wmem, its congestion control, the transmit queue) on what it
+// sends, forward; its receive side (tcp_rmem, the receive backlog) on
+// what it receives, reverse; the MTU on both (the MSS is the smaller
+// end's). In the lab both ends take every setting, so each acts on both.
+func Acts(k Knob, bothEnds bool) []Direction {
+	if bothEnds {
+		return []Direction{Forward, Reverse}
+	}
+	switch k {
+	case Wmem, CC, TxQueue:
+		return []Direction{Forward}
+	case Rmem, Backlog:
+		return []Direction{Reverse}
+	}
+	return []Direction{Forward, Reverse}
+}
+
+func acts(k Knob, d Direction, bothEnds bool) bool { return slices.Contains(Acts(k, bothEnds), d) }
+
+// Point is one setting of the grid: the buffer maxima and the
+// congestion control (its name, never "" for the default).
+type Point struct {
+	Rmem, Wmem int64
+	CC         string
+}
+
+// key is p as direction d sees it: the knobs that act on d, the others
+// zeroed. Trials at points with the same key in d sample one thing.
+func (p Point) key(d Direction, bothEnds bool) Point {
+	if !acts(Rmem, d, bothEnds) {
+		p.Rmem = 0
+	}
+	if !acts(Wmem, d, bothEnds) {
+		p.Wmem = 0
+	}
+	if !acts(CC, d, bothEnds) {
+		p.CC = ""
+	}
+	return p
+}
+
+// Policy is every number a decision uses.
+type Policy struct {
+	Rung       float64 // the factor between a buffer's rungs (1.15)
+	TopBDP     float64 // the grid's top, in BDPs (4): above it memory buys queueing
+	LowBDP     float64 // the grid's bottom with AllowLower, in BDPs (0.5)
+	AllowLower bool    // rungs below the host's maxima (else those are the floor)
+	// CCCost is what a change of the host's congestion control costs,
+	// in BDPs of memory: more than none, so that a control that
+	// reaches the target only by more memory still competes.
+	CCCost float64
+	// MinTol and MaxTol bound a direction's noise tolerance; Spreads
+	// is how many pooled standard deviations it is.
+	MinTol, MaxTol, Spreads float64
+	// Trials per direction in a full set; Time and Omit a trial's
+	// measured and omitted parts; SetupRTTs the round trips a trial's
+	// set-up costs.
+	Trials    int
+	Time      time.Duration
+	Omit      time.Duration
+	SetupRTTs float64
+	// Budget is the trial time the search may spend in all, the
+	// baseline's included.
+	Budget time.Duration
+}
+
+// DefaultPolicy is tune's policy for trials of length t with omit o and
+// n trials per direction at an RTT of rtt.
+func DefaultPolicy(n int, t, o, rtt time.Duration) Policy {
+	b := 3 * time.Minute
+	if rtt >= 500*time.Millisecond {
+		b = 4 * time.Minute
+	}
+	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, CCCost: 1, MinTol: 0.03, MaxTol: 0.10, Spreads: 2,
+		Trials: n, Time: t, Omit: o, SetupRTTs: 8, Budget: b}
+}
+
+// TrialCost is what one trial costs: its omit, its time and the
+// round trips of its set-up.
+func (p Policy) TrialCost(rtt time.Duration) time.Duration {
+	return p.Omit + p.Time + time.Duration(p.SetupRTTs*float64(rtt))
+}
+
+// Grid is the search space: each maximum on rungs Rung apart in bytes,
+// fixed at the start, from the floor (the host's maxima, unless
+// AllowLower) to TopBDP, × the congestion controls.
+type Grid struct {
+	Rmem, Wmem []int64
+	CCs        []string
+	Default    string // the host's congestion control now
+	BDP        int64  // the unit of the rungs and of CCCost
+	Base       Point  // the host's settings now
+	Idle       int64  // what the defaults cost every idle socket
+	CCCost     float64
+}
+
+// NewGrid is the grid for a path of bdp bytes from the host's maxima
+// rmem and wmem and congestion control def, over the controls ccs.
+func NewGrid(bdp, rmem, wmem int64, def string, ccs []string, pol Policy) Grid {
+	g := Grid{Default: def, BDP: bdp, Base: Point{Rmem: rmem, Wmem: wmem, CC: def}, CCCost: pol.CCCost}
+	g.Rmem, g.Wmem = rungs(bdp, rmem, pol), rungs(bdp, wmem, pol)
+	g.CCs = []string{def}
+	for _, cc := range ccs {
+		if !slices.Contains(g.CCs, cc) {
+			g.CCs = append(g.CCs, cc)
+		}
+	}
+	return g
+}
+
+// rungs are the values of one maximum: the host's, and BDP × Rung^k
+// rounded up to 64 KiB between the floor and TopBDP.
+func rungs(bdp, host int64, pol Policy) []int64 {
+	out := []int64{host}
+	if bdp <= 0 {
+		return out
+	}
+	floor := host
+	if pol.AllowLower {
+		floor = min(host, RoundUp(pol.LowBDP*float64(bdp)))
+	}
+	top := RoundUp(pol.TopBDP * float64(bdp))
+	for k := math.Floor(math.Log(pol.LowBDP) / math.Log(pol.Rung)); ; k++ {
+		v := RoundUp(float64(bdp) * math.Pow(pol.Rung, k))
+		if v > top {
+			break
+		}
+		if v >= floor && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RoundUp rounds a buffer size up to 64 KiB.
+func RoundUp(b float64) int64 { return int64(math.Ceil(b/65536)) * 65536 }
+
+// Points are every point of the grid, cheapest first.
+func (g Grid) Points() []Point {
+	var out []Point
+	for _, cc := range g.CCs {
+		for _, r := range g.Rmem {
+			for _, w := range g.Wmem {
+				out = append(out, Point{Rmem: r, Wmem: w, CC: cc})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Point) int { return cmpFloat(g.Cost(a), g.Cost(b)) })
+	return out
+}
+
+// Cost is what a point costs: the memory one busy connection can reach
+// and the defaults every idle socket holds, and a change of the
+// congestion control.
+func (g Grid) Cost(p Point) float64 {
+	c := float64(p.Rmem + p.Wmem + g.Idle)
+	if p.CC != g.Default {
+		c += g.CCCost * float64(g.BDP)
+	}
+	return c
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,262 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/plan"
+)
+
+// planned is the model-driven search: internal/plan decides each trial
+// from a model every trial updates (Next) and the point to keep
+// (Choose); this carries the trials out. The baseline's full set is the
+// first observation (start's screenings where a host queue's raise was
+// screened before the search). The choice returned has a full set of
+// its own, which is its verification.
+func (r *runner) planned(ctx context.Context, base, start *Candidate) (*Candidate, error) {
+	res := r.res
+	pol := plan.DefaultPolicy(r.o.Trials, r.o.Time, r.omit, res.RTT)
+	if r.o.Budget > 0 {
+		pol.Budget = r.o.Budget
+	}
+	pol.AllowLower = r.o.AllowLower
+	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
+	grid := plan.NewGrid(res.BDP, base.RmemMax, base.WmemMax, r.congestion(), strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]), pol)
+	grid.Idle = base.Idle
+	r.pr.Stage("searching: a model of the path predicts where each setting gets (%s × %s = %s; rungs %.2f× apart up to %g × BDP; congestion controls %s); every trial updates it",
+		rate(res.Rate), fmtDur(res.RTT), size(res.BDP), pol.Rung, pol.TopBDP, strings.Join(grid.CCs, ", "))
+	cands := map[plan.Point]*Candidate{grid.Base: start}
+	kind := plan.Full
+	if start != base {
+		kind = plan.Screen
+	}
+	obs := observe(start, grid.Base, kind, 0)
+	var m plan.Model
+	for {
+		m = plan.Fit(r.prior(), obs)
+		act := plan.Next(plan.State{Grid: grid, Model: m, Obs: obs, Spent: r.spent()}, pol)
+		if act.Done {
+			res.Steps = append(res.Steps, stopLine(act, m))
+			break
+		}
+		c := cands[act.Point]
+		if c == nil {
+			c = r.pointCandidate(act.Point, grid, m)
+			cands[act.Point] = c
+		}
+		n, what := 1, "screen"
+		if act.Kind == plan.Full {
+			n, what = r.o.Trials, "full set"
+		}
+		res.Steps = append(res.Steps, fmt.Sprintf("%s: %s — %s", what, c.Name, predicted(act, m)))
+		from := len(c.Trials)
+		for _, d := range act.Dirs {
+			if err := r.trials(ctx, c, n, []Direction{d}, TrialSpec{Congestion: c.Congestion}); err != nil {
+				return nil, err
+			}
+		}
+		obs = append(obs, observe(c, act.Point, act.Kind, from)...)
+	}
+	st := plan.State{Grid: grid, Model: m, Obs: obs, Spent: r.spent()}
+	pick, ok := plan.Choose(st, pol)
+	choice := cands[pick]
+	if !ok || choice == nil {
+		choice = base
+	}
+	r.describe(cands, choice, st, pol)
+	if choice.Congestion != "" {
+		r.defaultCC(choice)
+	}
+	if held := r.windowHeld(choice, false); held != "" {
+		if err := r.parallelLever(ctx, choice, held); err != nil {
+			return nil, err
+		}
+	}
+	if why := r.cpuHeld(choice); why != "" {
+		if err := r.cpuLevers(ctx, choice, why); err != nil {
+			return nil, err
+		}
+	}
+	return choice, nil
+}
+
+// prior is what the model knows before the search's trials: the path
+// (its goodput as it stands now: an estimated one rises with the
+// trials), the directions this host controls, and the window model's
+// shares at the trials' MSS.
+func (r *runner) prior() plan.Prior {
+	m := r.model.ForMSS(int64(r.mss))
+	src := plan.SourceEstimated
+	switch {
+	case r.o.Rate > 0:
+		src = plan.SourceGiven
+	case r.env.LinkRate() > 0:
+		src = plan.SourceLink
+	}
+	return plan.Prior{Goodput: r.res.Goodput, Source: src, IdleRTT: r.res.RTT, BothEnds: r.env.BothEnds(),
+		Dirs: slices.Clone(r.res.Controllable), Default: r.congestion(), RecvShare: m.Recv, SendShare: m.Send}
+}
+
+// spent is the trial time of the run so far: each trial's omit, time
+// and set-up round trips, as the policy counts them.
+func (r *runner) spent() time.Duration {
+	n := 0
+	for _, c := range r.res.Candidates {
+		n += len(c.Trials)
+	}
+	setup := time.Duration(8 * float64(r.res.RTT))
+	return time.Duration(n) * (r.omit + r.o.Time + setup)
+}
+
+// observe is c's trials from index from on, as observations at p.
+func observe(c *Candidate, p plan.Point, k plan.Kind, from int) []plan.Obs {
+	var out []plan.Obs
+	for _, t := range c.Trials[from:] {
+		o := plan.Obs{Point: p, Dir: t.Direction, Kind: k, Rate: t.BitsPerSecond, Limit: attrib.Limit(t.Limit),
+			Capped: attrib.Limit(t.Capped), Recovering: t.Recovering, SenderView: t.CountedBy == "sender",
+			Retransmits: t.Retransmits, RTT: time.Duration(t.RTTus) * time.Microsecond, MinRTT: time.Duration(t.MinRTTus) * time.Microsecond,
+			MSS: t.MSS, Seconds: t.Seconds, Core: t.Core != nil, Drops: t.Drops != nil}
+		for _, l := range t.RuledOut {
+			o.RuledOut = append(o.RuledOut, attrib.Limit(l))
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// pointCandidate is the candidate at grid point p: its maxima (with the
+// current min and default, and the host queues raised before the
+// search), and its congestion control per socket where it is not the
+// default; each raised knob's reason is the model's need.
+func (r *runner) pointCandidate(p plan.Point, g plan.Grid, m plan.Model) *Candidate {
+	why := map[string]string{}
+	for _, k := range []struct {
+		key        string
+		knob       plan.Knob
+		v, base    int64
+		share, was float64
+	}{{keyRmem, plan.Rmem, p.Rmem, g.Base.Rmem, m.Recv, m.RecvShare}, {keyWmem, plan.Wmem, p.Wmem, g.Base.Wmem, m.Send[p.CC], m.SendShare}} {
+		if k.v == k.base {
+			continue
+		}
+		src := "learned from the trials a buffer held"
+		if k.share == 0 {
+			k.share, src = k.was, "the window model's prior"
+		}
+		var dirs []string
+		for _, d := range plan.Acts(k.knob, m.BothEnds) {
+			if slices.Contains(m.Dirs, d) {
+				dirs = append(dirs, fmt.Sprintf("%s %s", d, rate(m.Target(d))))
+			}
+		}
+		why[k.key] = fmt.Sprintf("%s: the cheapest rung at which the model (buffer share %.2f, %s) carries the target (%s) with the noise as headroom",
+			r.multiple(k.v), k.share, src, strings.Join(dirs, ", "))
+	}
+	c := r.candidate(point{p.Rmem, p.Wmem}, why)
+	if p.CC != g.Default {
+		c.Congestion, c.Name = p.CC, c.Name+" with "+p.CC
+	}
+	c.resolve(r.current)
+	r.res.Candidates = append(r.res.Candidates, c)
+	return c
+}
+
+// describe gives each of the search's candidates its status, for the
+// report: what its trials reached against the best full set.
+func (r *runner) describe(cands map[plan.Point]*Candidate, choice *Candidate, st plan.State, pol plan.Policy) {
+	for _, c := range cands {
+		if c.Baseline || len(c.Trials) == 0 {
+			continue
+		}
+		switch {
+		case c == choice:
+			c.Status = "chosen: the cheapest point whose full set is within the noise of the best in every direction this host controls"
+		case slices.ContainsFunc(c.Trials, func(t Trial) bool { return !t.Screening }):
+			c.Status = fmt.Sprintf("full set: %.0f%% of the target", 100*r.targetShare(c, st.Model))
+		default:
+			c.Status = fmt.Sprintf("screened: %.0f%% of the target", 100*r.targetShare(c, st.Model))
+		}
+	}
+}
+
+// targetShare is c's worst median over the controlled directions it was
+// measured in, as a share of the model's target there.
+func (r *runner) targetShare(c *Candidate, m plan.Model) float64 {
+	f := 1.0
+	for _, d := range r.res.Controllable {
+		if s := c.Summary[d]; s.N > 0 && m.Target(d) > 0 {
+			f = min(f, s.Median/m.Target(d))
+		}
+	}
+	return f
+}
+
+// defaultCC makes a congestion control the choice runs per socket its
+// setting where this host accepts it as its default (else -C stays
+// per socket, and its status says so).
+func (r *runner) defaultCC(c *Candidate) {
+	kv := []apply.KV{{Key: keyCC, Value: c.Congestion}}
+	ok, _, err := r.env.Split(kv)
+	if err != nil || len(ok) != 1 {
+		return
+	}
+	undo, err := r.env.Set(kv)
+	if err != nil {
+		c.Status += fmt.Sprintf("; this host refuses %s as its default (%v): use it per socket (-C %s)", c.Congestion, err, c.Congestion)
+		return
+	}
+	if err := undo(); err != nil {
+		c.Status += fmt.Sprintf("; restoring the default congestion control failed: %v", err)
+		return
+	}
+	c.Settings = append(slices.Clone(c.Settings), Setting{Key: keyCC, Value: c.Congestion, Reason: fmt.Sprintf("its full set with %s per socket was the cheapest on the plateau", c.Congestion)})
+	c.resolve(r.current)
+}
+
+// parallelLever screens the choice with 4 parallel streams where the
+// congestion window held it short of the path: an application setting,
+// measured and reported, never applied.
+func (r *runner) parallelLever(ctx context.Context, choice *Candidate, why string) error {
+	p := &Candidate{ID: "parallel-4", Origin: OriginLever, Name: shortName(choice) + " with -P 4", Source: "parallel streams (an application setting)", Settings: choice.Settings, Congestion: choice.Congestion, App: true}
+	p.resolve(r.current)
+	r.res.Candidates = append(r.res.Candidates, p)
+	r.res.Steps = append(r.res.Steps, why+": screening -P 4 (an application setting: reported, not applied)")
+	if err := r.screen(ctx, p, false, TrialSpec{Parallel: 4, Congestion: choice.Congestion}); err != nil {
+		return err
+	}
+	g, helped := r.helps(p, choice, r.res.Controllable)
+	r.res.Levers = append(r.res.Levers, Lever{Name: "4 parallel streams (-P 4)", Median: p.Score, Gain: g, Helped: helped})
+	p.Status = fmt.Sprintf("%.2f× the choice (an application setting: not applied)", g)
+	return nil
+}
+
+// predicted says what the model expects of an action's point.
+func predicted(act plan.Action, m plan.Model) string {
+	var parts []string
+	for _, d := range m.Dirs {
+		parts = append(parts, fmt.Sprintf("%s %s of %s", d, rate(act.Predicted[d]), rate(m.Target(d))))
+	}
+	return "the model predicts " + strings.Join(parts, ", ")
+}
+
+// stopLine says why the search stopped.
+func stopLine(act plan.Action, m plan.Model) string {
+	switch act.Why {
+	case plan.StopChosen:
+		return "stop: the cheapest point the model rates at the aim has its full set"
+	case plan.StopBudget:
+		s := "stop: the budget's time is spent (the final full set's is kept aside)"
+		if act.Untried > 0 {
+			s += fmt.Sprintf("; %d point(s) the model rated at the aim were left untried", act.Untried)
+		}
+		return s
+	}
+	return "stop: no point left that the model rates at the aim"
+}
+
+func fmtDur(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }
