@@ -41,18 +41,13 @@ type Obs struct {
 	Drops       bool // this host's queues dropped packets
 }
 
-// limit is o's limit where it teaches the model something beyond its
-// own point; "" where it does not. A window that no buffer held while a
-// core ran flat out is the core's. A window that lost nothing behind a
-// send buffer at its cap may be that buffer's (only raising it tells),
-// so it is neither the buffer's share nor the window's ceiling.
+// limit is what the model takes o's limit for: the attribution's,
+// except that a window no buffer held while a core of this host ran
+// flat out is the core's.
 func (o Obs) limit() attrib.Limit {
 	if o.Core && (o.Limit == attrib.Network || o.Limit == attrib.Unknown) {
 		// A window no buffer held, with a core of this host flat out.
 		return attrib.CPU
-	}
-	if o.Limit == attrib.Network && o.Capped == attrib.SendBuffer && o.Retransmits == 0 {
-		return ""
 	}
 	return o.Limit
 }
@@ -142,7 +137,8 @@ func Fit(pr Prior, obs []Obs) Model {
 	for _, o := range obs {
 		d, cc := o.Dir, m.ccOf(o.Point, o.Dir)
 		m.Loaded[d] = max(m.Loaded[d], o.RTT)
-		switch l := o.limit(); {
+		l := o.limit()
+		switch {
 		case l == attrib.ReceiverWindow && acts(Rmem, d, pr.BothEnds):
 			m.Recv = lower(m.Recv, o.Rate*idle/8/float64(o.Point.Rmem))
 		case l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds):
@@ -151,26 +147,39 @@ func Fit(pr Prior, obs []Obs) Model {
 			if o.Retransmits > 0 && o.RTT > 0 && o.RTT < o.MinRTT*11/10 && o.MSS > 0 && o.Seconds > 0 {
 				m.Loss = max(m.Loss, float64(o.Retransmits)*float64(o.MSS)*8/(o.Rate*o.Seconds))
 			}
-		case l == attrib.PathFull && o.RTT > o.MinRTT:
+		}
+		if o.RTT > o.MinRTT && o.MinRTT > 0 && (l == attrib.PathFull || o.Retransmits > 0) {
+			// A flow that filled the path or overflowed it stood in the
+			// bottleneck's queue: what it added to the RTT, at its rate.
 			m.Queue = max(m.Queue, int64((o.RTT-o.MinRTT).Seconds()*o.Rate/8))
 		}
 	}
 	// What no buffer lifts (a congestion window, the peer's side, a
 	// core) is learned from full sets only, by their median trial: a
 	// screening held so refutes only its own point.
+	// A set's rate is its mean: a control with two modes (cubic leaving
+	// slow start early behind a shallow queue) delivers their mix, not
+	// the mode its median trial caught.
 	for _, set := range fullSets(obs, pr.BothEnds) {
-		o := set[(len(set)-1)/2]
+		o, rate := set[(len(set)-1)/2], meanRate(set)
 		d, cc := o.Dir, m.ccOf(o.Point, o.Dir)
-		best[d] = max(best[d], o.Rate)
+		best[d] = max(best[d], rate)
 		switch l := o.limit(); {
-		case l == attrib.Network:
+		case slices.ContainsFunc(set, func(x Obs) bool { return x.limit() == attrib.Network }):
+			// A window held short of the path in any trial of the set:
+			// that control's rate here is the set's. A pacing control's
+			// is learned only where it could overfill the queue (below
+			// that it sends what its buffers allow).
 			c := class(cc)
+			if Paces(cc) && !m.overfills(o.Point, d) {
+				break
+			}
 			if m.Window[c] == nil {
 				m.Window[c] = map[Direction]float64{}
 			}
-			m.Window[c][d] = max(m.Window[c][d], o.Rate)
+			m.Window[c][d] = max(m.Window[c][d], rate)
 		case !(l == attrib.ReceiverWindow && acts(Rmem, d, pr.BothEnds)) && !(l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds)) && m.outOfReach(o, l):
-			m.Ceiling[d] = max(m.Ceiling[d], o.Rate)
+			m.Ceiling[d] = max(m.Ceiling[d], rate)
 		}
 	}
 	// A ceiling is at least what a full set in the direction carried.
@@ -224,6 +233,14 @@ func (m Model) outOfReach(o Obs, l attrib.Limit) bool {
 		return acts(Rmem, o.Dir, m.BothEnds) && m.recvShare()*float64(o.Point.Rmem)*8/m.IdleRTT.Seconds() >= m.Goodput
 	}
 	return false
+}
+
+func meanRate(set []Obs) float64 {
+	t := 0.0
+	for _, o := range set {
+		t += o.Rate
+	}
+	return t / float64(len(set))
 }
 
 func lower(was, v float64) float64 {
@@ -291,13 +308,34 @@ func (m Model) Predict(p Point, d Direction) float64 {
 	if acts(Wmem, d, m.BothEnds) {
 		r = min(r, m.sendShare(cc)*float64(p.Wmem)*8/idle)
 	}
-	if w := m.Window[class(cc)][d]; w > 0 {
+	if w := m.Window[class(cc)][d]; w > 0 && (!Paces(cc) || m.overfills(p, d)) {
 		r = min(r, w)
 	}
 	if c := m.Ceiling[d]; c > 0 {
 		r = min(r, c)
 	}
 	return r
+}
+
+// allows is the payload the buffers of this host that act on d let in
+// flight at p (bytes; +Inf where none acts).
+func (m Model) allows(p Point, d Direction) float64 {
+	a := math.Inf(1)
+	if acts(Rmem, d, m.BothEnds) {
+		a = min(a, m.recvShare()*float64(p.Rmem))
+	}
+	if acts(Wmem, d, m.BothEnds) {
+		a = min(a, m.sendShare(m.ccOf(p, d))*float64(p.Wmem))
+	}
+	return a
+}
+
+// overfills reports whether a pacing control at p may keep more in
+// flight than the path holds, its BDP and the bottleneck's queue: BBR
+// then overflows a shallow queue and loses what a window the size of
+// the path would not.
+func (m Model) overfills(p Point, d Direction) bool {
+	return m.allows(p, d) > m.Goodput/8*m.IdleRTT.Seconds()+float64(m.Queue)
 }
 
 // Tol is direction d's noise tolerance: Spreads pooled standard

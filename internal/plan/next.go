@@ -14,9 +14,9 @@ type Action struct {
 	Dirs  []Direction // the directions to run, in order
 	// Predicted is the model's rate per direction at Point (what a
 	// screening is held to); Aim the share of each direction's target
-	// the plan aims at now.
+	// the plan aims at now (the best any point is rated at there).
 	Predicted map[Direction]float64
-	Aim       float64
+	Aim       map[Direction]float64
 	// Why says why it stops: nothing left worth a trial, or the budget.
 	Why Stop
 	// Untried counts the points the model still rated at the aim when
@@ -43,19 +43,19 @@ type State struct {
 	Spent time.Duration
 }
 
-// rating is a point's standing: the worst share of a direction's target
-// it reaches (observed where measured, else predicted with the noise as
-// headroom), and how it was measured in each direction.
+// rating is a point's standing per direction: the share of the
+// direction's target it reaches (observed where measured, else
+// predicted with the noise as headroom), and how it was measured.
 type rating struct {
-	value    float64
+	value    map[Direction]float64
 	observed map[Direction]Kind // 0 = predicted
 	whole    bool               // a full set at the point itself, every direction
 }
 
-// measured is the median rate at p in d: of the full sets at p's key in
-// d where there are any, else of its screenings (and in the lab, where
-// one direction screens for both, of the other direction's). kind 0:
-// none.
+// measured is the rate at p in d: the mean of the full sets' trials at
+// p's key in d where there are any, else the median of its screenings
+// (and in the lab, where one direction screens for both, of the other
+// direction's). kind 0: none.
 func (s State) measured(p Point, d Direction) (float64, Kind) {
 	both := s.Model.BothEnds
 	pick := func(dir Direction, kind Kind) []float64 {
@@ -67,10 +67,11 @@ func (s State) measured(p Point, d Direction) (float64, Kind) {
 		}
 		return xs
 	}
-	for _, k := range []Kind{Full, Screen} {
-		if xs := pick(d, k); len(xs) > 0 {
-			return median(xs), k
-		}
+	if xs := pick(d, Full); len(xs) > 0 {
+		return mean(xs), Full // a set's rate is its mean (see Fit)
+	}
+	if xs := pick(d, Screen); len(xs) > 0 {
+		return median(xs), Screen
 	}
 	if both {
 		for _, o := range s.Model.Dirs {
@@ -83,25 +84,39 @@ func (s State) measured(p Point, d Direction) (float64, Kind) {
 }
 
 func (s State) rate(p Point, pol Policy) rating {
-	r := rating{value: math.Inf(1), observed: map[Direction]Kind{}, whole: true}
+	r := rating{value: map[Direction]float64{}, observed: map[Direction]Kind{}, whole: true}
 	for _, d := range s.Model.Dirs {
 		t := s.Model.Target(d)
-		if t <= 0 {
-			continue
-		}
 		x, k := s.measured(p, d)
 		r.observed[d] = k
-		v := x / t
-		if k == 0 {
-			v = s.Model.Predict(p, d) / (t * (1 + s.Model.Tol(d, pol)))
+		switch {
+		case t <= 0:
+		case k == 0:
+			r.value[d] = min(1, s.Model.Predict(p, d)/(t*(1+s.Model.Tol(d, pol))))
+		default:
+			r.value[d] = min(1, x/t)
 		}
-		r.value = min(r.value, min(v, 1))
 		r.whole = r.whole && s.fullAt(p, d)
 	}
-	if math.IsInf(r.value, 1) {
-		r.value = 0
-	}
 	return r
+}
+
+// atAim reports whether a rating is at the aim in every direction: a
+// measured value within the noise of it, a predicted one at it (its
+// prediction carries the noise as headroom already).
+func (s State) atAim(r rating, aim map[Direction]float64, pol Policy) bool {
+	for _, d := range s.Model.Dirs {
+		a := aim[d]
+		if r.observed[d] != 0 {
+			a -= s.Model.Tol(d, pol)
+		} else {
+			a *= 1 - 1e-9
+		}
+		if r.value[d] < a || aim[d] <= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // fullAt reports whether the point itself (not only its key) has a full
@@ -115,42 +130,39 @@ func (s State) fullAt(p Point, d Direction) bool {
 	return false
 }
 
-// Next is what to measure next: the cheapest point not yet refuted that
-// the model rates at the aim (the best rating of any point: every
-// direction's target, or as near as the grid gets), screened where it
-// is only predicted, given its full set where its screenings (or, with
-// knobs acting apart, other points' trials in each direction) reach the
-// aim; done when that point has its full set, or when the budget would
-// not leave the time of the final full set.
+// Next is what to measure next: the cheapest point that the model rates
+// at the aim in every direction this host controls (each direction's
+// aim is the best rating any point has there: its target, or as near as
+// the grid gets; knobs that act apart are so planned apart), screened
+// where it is only predicted, given its full set where its screenings
+// (or, with knobs acting apart, other points' trials in each direction)
+// reach the aim. A screening short of the aim whose limit only a full
+// set judges gets its full set first. Done when the point has its full
+// set, or when the budget would not leave the time of the final full set.
 func Next(s State, pol Policy) Action {
-	tol := 0.0
-	for _, d := range s.Model.Dirs {
-		tol = max(tol, s.Model.Tol(d, pol))
-	}
 	pts := s.Grid.Points()
 	ratings := make([]rating, len(pts))
-	aim := 0.0
+	aim := map[Direction]float64{}
 	for i, p := range pts {
 		ratings[i] = s.rate(p, pol)
-		aim = max(aim, ratings[i].value)
+		for d, v := range ratings[i].value {
+			aim[d] = max(aim[d], v)
+		}
 	}
 	act := Action{Aim: aim}
 	pick := -1
 	for i := range pts {
-		if ratings[i].atAim(aim, tol, s.Model.Dirs) {
+		if s.atAim(ratings[i], aim, pol) {
 			pick = i
 			break
 		}
 	}
-	if pick < 0 || aim <= 0 {
+	if q, ok := s.toConfirm(pts, ratings, aim, pol); ok {
+		pick = q
+	}
+	if pick < 0 {
 		act.Done, act.Why = true, StopNothing
 		return act
-	}
-	// A screening short of the aim whose limit only a full set can
-	// judge gets its full set first: a congestion window or the peer's
-	// side is the model's ceiling only from a set's median.
-	if q, ok := s.toConfirm(pts, ratings, aim, tol); ok {
-		pick = q
 	}
 	p, r := pts[pick], ratings[pick]
 	act.Point, act.Predicted = p, map[Direction]float64{}
@@ -161,8 +173,7 @@ func Next(s State, pol Policy) Action {
 	switch {
 	case r.whole:
 		act.Done, act.Why = true, StopChosen
-		return act
-	case allObserved(r, s.Model.Dirs) || pick >= 0 && s.confirming(p):
+	case allObserved(r, s.Model.Dirs) || s.confirming(p):
 		act.Kind, act.Dirs = Full, slices.Clone(s.Model.Dirs)
 		if s.Spent+full > pol.Budget {
 			act = Action{Done: true, Why: StopBudget, Aim: aim}
@@ -179,7 +190,7 @@ func Next(s State, pol Policy) Action {
 		}
 		screen := time.Duration(len(act.Dirs)) * pol.TrialCost(s.Model.IdleRTT)
 		if s.Spent+screen+full > pol.Budget {
-			return s.outOfTime(pol, pts, ratings, aim, tol, full)
+			return s.outOfTime(pol, pts, ratings, aim, full)
 		}
 	}
 	return act
@@ -187,9 +198,9 @@ func Next(s State, pol Policy) Action {
 
 // toConfirm is the cheapest point with a screening short of the aim
 // whose limit only a full set teaches, and no full set of its own.
-func (s State) toConfirm(pts []Point, ratings []rating, aim, tol float64) (int, bool) {
+func (s State) toConfirm(pts []Point, ratings []rating, aim map[Direction]float64, pol Policy) (int, bool) {
 	for i, p := range pts {
-		if ratings[i].value < aim-tol && s.confirming(p) {
+		if !s.atAim(ratings[i], aim, pol) && s.confirming(p) {
 			return i, true
 		}
 	}
@@ -210,11 +221,11 @@ func (s State) confirming(p Point) bool {
 // outOfTime is Next's action when another screening would not leave
 // the full set's time: the full set of the cheapest point measured in
 // every direction at the aim, if it fits and has none; else done.
-func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim, tol float64, full time.Duration) Action {
+func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim map[Direction]float64, full time.Duration) Action {
 	act := Action{Done: true, Why: StopBudget, Aim: aim}
 	for i, p := range pts {
 		r := ratings[i]
-		if !r.atAim(aim, tol, s.Model.Dirs) {
+		if !s.atAim(r, aim, pol) {
 			continue
 		}
 		if !allObserved(r, s.Model.Dirs) {
@@ -228,16 +239,6 @@ func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim, tol flo
 	return act
 }
 
-// atAim reports whether a rating is at the aim: a measured one within
-// the noise of it, a predicted one at it (its prediction already carries
-// the noise as headroom).
-func (r rating) atAim(aim, tol float64, dirs []Direction) bool {
-	if allObserved(r, dirs) {
-		return r.value >= aim-tol
-	}
-	return r.value >= aim*(1-1e-9)
-}
-
 func allObserved(r rating, dirs []Direction) bool {
 	for _, d := range dirs {
 		if r.observed[d] == 0 {
@@ -249,8 +250,8 @@ func allObserved(r rating, dirs []Direction) bool {
 
 // Choose is the point to keep: among the points with a full set of
 // their own in every direction (the baseline's included), the cheapest
-// whose median in each direction, over the full sets at its key, is
-// within the noise of the best such median there; where none is, the
+// whose rate in each direction (the mean of the full sets at its key) is
+// within the noise of the best such rate there; where none is, the
 // one nearest the best in its worst direction. ok is false when no
 // point has a full set.
 func Choose(s State, pol Policy) (Point, bool) {
@@ -289,6 +290,14 @@ func Choose(s State, pol Policy) (Point, bool) {
 		}
 	}
 	return top, true
+}
+
+func mean(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(len(xs))
 }
 
 func median(xs []float64) float64 {
