@@ -1,0 +1,365 @@
+package plan
+
+import (
+	"go/parser"
+	"go/token"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/attrib"
+)
+
+const mib = 1 << 20
+
+// A path of 1 Gbit/s goodput × 50 ms: BDP 6.25 MB.
+const (
+	gp  = 1e9
+	rtt = 50 * time.Millisecond
+)
+
+var bdp = int64(gp / 8 * rtt.Seconds())
+
+func pol() Policy { return DefaultPolicy(3, 5*time.Second, time.Second, rtt) }
+
+func prior(both bool) Prior {
+	return Prior{Goodput: gp, Source: SourceLink, IdleRTT: rtt, BothEnds: both, Dirs: []Direction{Forward, Reverse},
+		Default: "cubic", RecvShare: 0.65, SendShare: 0.8}
+}
+
+func grid(p Policy) Grid {
+	return NewGrid(bdp, 6*mib, 4*mib, "cubic", []string{"reno", "cubic", "bbr"}, p)
+}
+
+// held is a trial at p in d held by limit l at rate x.
+func held(p Point, d Direction, k Kind, l attrib.Limit, x float64) Obs {
+	return Obs{Point: p, Dir: d, Kind: k, Rate: x, Limit: l, SenderView: true, RTT: rtt, MinRTT: rtt, MSS: 1448, Seconds: 5}
+}
+
+// full is a full set of three trials at p in d around x.
+func full(p Point, d Direction, l attrib.Limit, x float64) []Obs {
+	return []Obs{held(p, d, Full, l, 0.99*x), held(p, d, Full, l, x), held(p, d, Full, l, 1.01*x)}
+}
+
+func TestActs(t *testing.T) {
+	for _, c := range []struct {
+		k    Knob
+		both bool
+		want []Direction
+	}{
+		{Wmem, false, []Direction{Forward}},
+		{CC, false, []Direction{Forward}},
+		{TxQueue, false, []Direction{Forward}},
+		{Rmem, false, []Direction{Reverse}},
+		{Backlog, false, []Direction{Reverse}},
+		{MTU, false, []Direction{Forward, Reverse}},
+		{Wmem, true, []Direction{Forward, Reverse}},
+		{Rmem, true, []Direction{Forward, Reverse}},
+	} {
+		if got := Acts(c.k, c.both); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s (both ends %v): %v, want %v", c.k, c.both, got, c.want)
+		}
+	}
+}
+
+// The rungs are 1.15× apart in bytes, from the host's maxima (or half
+// a BDP with AllowLower) to 4 × BDP, and the host's own value is one.
+func TestRungs(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		host       int64
+		lower      bool
+		least, top int64
+	}{
+		{"from the host's", 4 * mib, false, 4 * mib, RoundUp(4 * float64(bdp))},
+		{"lower allowed", 4 * mib, true, RoundUp(0.5 * float64(bdp)), RoundUp(4 * float64(bdp))},
+		{"host above the top", 64 * mib, false, 64 * mib, 64 * mib},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := pol()
+			p.AllowLower = c.lower
+			r := rungs(bdp, c.host, p)
+			if !slices.Contains(r, c.host) || r[len(r)-1] > c.top || r[0] < c.least-65536 || r[0] > c.least+65536 {
+				t.Fatalf("rungs %v: want from about %d to at most %d, with %d", r, c.least, c.top, c.host)
+			}
+			for i := 2; i < len(r); i++ {
+				if f := float64(r[i]) / float64(r[i-1]); (r[i-1] != c.host && r[i] != c.host) && (f < 1.1 || f > 1.2) {
+					t.Errorf("rungs %d → %d: %.2f× apart", r[i-1], r[i], f)
+				}
+			}
+		})
+	}
+}
+
+// The shares are learned where a buffer held; the ceiling of a
+// direction only from a full set, by its median trial.
+func TestFit(t *testing.T) {
+	base := Point{Rmem: 6 * mib, Wmem: 4 * mib, CC: "cubic"}
+	m := Fit(prior(false), []Obs{
+		held(base, Forward, Screen, attrib.SendBuffer, 450e6),
+		held(base, Reverse, Screen, attrib.SendBuffer, 500e6), // the peer's: no share
+	})
+	if want := 450e6 * rtt.Seconds() / 8 / (4 * mib); math.Abs(m.Send["cubic"]-want) > 1e-9 {
+		t.Errorf("send share %.3f, want %.3f", m.Send["cubic"], want)
+	}
+	if m.Recv != 0 || m.Ceiling[Reverse] != 0 {
+		t.Errorf("a screening of the peer's buffer taught recv %.2f ceiling %.0f", m.Recv, m.Ceiling[Reverse])
+	}
+	m = Fit(prior(false), full(base, Reverse, attrib.SendBuffer, 500e6))
+	if c := m.Ceiling[Reverse]; math.Abs(c-500e6) > 1e6 || m.Target(Reverse) != c {
+		t.Errorf("the peer's buffer in a full set: ceiling %.0f, target %.0f", c, m.Target(Reverse))
+	}
+	m = Fit(prior(true), full(base, Forward, attrib.ReceiverWindow, 600e6))
+	if want := 600e6 * rtt.Seconds() / 8 / (6 * mib); math.Abs(m.Recv-want) > 0.01 || m.Ceiling[Forward] != 0 {
+		t.Errorf("lab: recv share %.3f (want %.3f), ceiling %.0f", m.Recv, want, m.Ceiling[Forward])
+	}
+	// A window held short of the path in a full set limits its class,
+	// not a pacing control.
+	m = Fit(prior(true), full(base, Forward, attrib.Network, 700e6))
+	if p := m.Predict(Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "reno"}, Forward); p > 701e6 {
+		t.Errorf("reno after cubic's window held: %.0f", p)
+	}
+	if p := m.Predict(Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "bbr"}, Forward); p < gp {
+		t.Errorf("bbr after cubic's window held: %.0f", p)
+	}
+}
+
+// Next screens the cheapest point the model predicts reaches the target
+// (in the lab one direction screens for both), gives a point that
+// reached it its full set, and is done when that set is on the aim.
+func TestNext(t *testing.T) {
+	p, g := pol(), grid(pol())
+	obs := append(full(g.Base, Forward, attrib.SendBuffer, 430e6), full(g.Base, Reverse, attrib.SendBuffer, 430e6)...)
+	st := State{Grid: g, Model: Fit(prior(true), obs), Obs: obs}
+	a := Next(st, p)
+	if a.Done || a.Kind != Screen || len(a.Dirs) != 1 {
+		t.Fatalf("first action %+v, want one screening", a)
+	}
+	share := 430e6 * rtt.Seconds() / 8 / (4 * mib)
+	need := gp * rtt.Seconds() / 8 / share * (1 + st.Model.Tol(Forward, p))
+	if w := float64(a.Point.Wmem); w < need || w > 1.16*need {
+		t.Errorf("wmem %.0f, want the least rung ≥ %.0f", w, need)
+	}
+	if a.Point.Rmem < g.Base.Rmem || a.Point.CC != "cubic" {
+		t.Errorf("point %+v", a.Point)
+	}
+	obs = append(obs, held(a.Point, Forward, Screen, attrib.PathFull, 0.99*gp))
+	st = State{Grid: g, Model: Fit(prior(true), obs), Obs: obs}
+	b := Next(st, p)
+	if b.Done || b.Kind != Full || b.Point != a.Point || len(b.Dirs) != 2 {
+		t.Fatalf("after a full screening: %+v, want its full set", b)
+	}
+	obs = append(obs, full(a.Point, Forward, attrib.PathFull, 0.99*gp)...)
+	obs = append(obs, full(a.Point, Reverse, attrib.PathFull, 0.99*gp)...)
+	st = State{Grid: g, Model: Fit(prior(true), obs), Obs: obs}
+	if c := Next(st, p); !c.Done || c.Why != StopChosen || c.Point != a.Point {
+		t.Fatalf("after its full set: %+v", c)
+	}
+	if ch, ok := Choose(st, p); !ok || ch != a.Point {
+		t.Errorf("chose %+v, want %+v", ch, a.Point)
+	}
+}
+
+// Choose takes the cheapest point on the plateau, never one measured
+// only by screenings, and a screening added never changes it.
+func TestChoose(t *testing.T) {
+	p, g := pol(), grid(pol())
+	pts := g.Points()
+	hi, lo := pts[len(pts)/2], pts[len(pts)/4]
+	var obs []Obs
+	for _, d := range []Direction{Forward, Reverse} {
+		obs = append(obs, full(g.Base, d, attrib.SendBuffer, 500e6)...)
+		obs = append(obs, full(hi, d, attrib.PathFull, 0.99*gp)...)
+		obs = append(obs, full(lo, d, attrib.PathFull, 0.975*gp)...) // within the noise
+	}
+	st := State{Grid: g, Model: Fit(prior(true), obs), Obs: obs}
+	ch, ok := Choose(st, p)
+	if !ok || ch != lo {
+		t.Fatalf("chose %+v, want the cheaper point on the plateau %+v", ch, lo)
+	}
+	cheaper := pts[1]
+	obs2 := append(slices.Clone(obs), held(cheaper, Forward, Screen, attrib.PathFull, gp))
+	st2 := State{Grid: g, Model: Fit(prior(true), obs2), Obs: obs2}
+	if ch2, _ := Choose(st2, p); ch2 != ch {
+		t.Errorf("a screening moved the choice to %+v", ch2)
+	}
+}
+
+// Knobs judged where they act: against a peer, what reverse shows never
+// changes what the model predicts forward, nor the other way round.
+func TestDirectionsApart(t *testing.T) {
+	g := grid(pol())
+	rng := rand.New(rand.NewPCG(1, 2))
+	t.Logf("seed 1")
+	limits := []attrib.Limit{attrib.SendBuffer, attrib.ReceiverWindow, attrib.Network, attrib.PathFull, attrib.Unknown, attrib.CPU}
+	pts := g.Points()
+	for i := 0; i < 200; i++ {
+		var obs []Obs
+		for j := 0; j < 6; j++ {
+			p := pts[rng.IntN(len(pts))]
+			d := []Direction{Forward, Reverse}[rng.IntN(2)]
+			obs = append(obs, full(p, d, limits[rng.IntN(len(limits))], gp*(0.3+0.7*rng.Float64()))...)
+		}
+		base := Fit(prior(false), obs)
+		for _, d := range []Direction{Forward, Reverse} {
+			other := map[Direction]Direction{Forward: Reverse, Reverse: Forward}[d]
+			more := append(slices.Clone(obs), full(pts[rng.IntN(len(pts))], other, limits[rng.IntN(len(limits))], gp*rng.Float64())...)
+			m := Fit(prior(false), more)
+			for _, p := range pts {
+				if a, b := base.Predict(p, d), m.Predict(p, d); a != b {
+					t.Fatalf("a %s observation moved %s's prediction at %+v: %.0f → %.0f", other, d, p, a, b)
+				}
+			}
+			if base.Target(d) != m.Target(d) {
+				t.Fatalf("a %s observation moved %s's target", other, d)
+			}
+		}
+		// And the plan: a reverse observation never moves tcp_wmem or
+		// the congestion control of the point Next picks.
+		st := State{Grid: g, Model: base, Obs: obs}
+		a := Next(st, pol())
+		more := append(slices.Clone(obs), held(pts[rng.IntN(len(pts))], Reverse, Screen, attrib.PathFull, gp))
+		b := Next(State{Grid: g, Model: Fit(prior(false), more), Obs: more}, pol())
+		if a.Kind == Screen && b.Kind == Screen && !a.Done && !b.Done && (a.Point.Wmem != b.Point.Wmem || a.Point.CC != b.Point.CC) {
+			t.Fatalf("a reverse screening moved forward's knobs: %+v → %+v", a.Point, b.Point)
+		}
+	}
+}
+
+// Scaling the rate by k and the RTT by 1/k gives the same plan in BDP
+// units; swapping the directions in the lab, the same plan; the same
+// inputs, the same plan.
+func TestPlanInvariants(t *testing.T) {
+	plan := func(rate float64, r time.Duration, dir Direction) (Action, int64) {
+		b := int64(rate / 8 * r.Seconds())
+		p := DefaultPolicy(3, 5*time.Second, time.Second, r)
+		g := NewGrid(b, b/2, b/3, "cubic", []string{"cubic", "bbr"}, p)
+		pr := Prior{Goodput: rate, Source: SourceLink, IdleRTT: r, BothEnds: true, Dirs: []Direction{Forward, Reverse}, Default: "cubic", RecvShare: 0.65, SendShare: 0.8}
+		x := 0.8 * float64(b/3) * 8 / r.Seconds()
+		obs := full(g.Base, dir, attrib.SendBuffer, x)
+		for i := range obs {
+			obs[i].RTT, obs[i].MinRTT = r, r
+		}
+		return Next(State{Grid: g, Model: Fit(pr, obs), Obs: obs}, p), b
+	}
+	a, ba := plan(1e9, 40*time.Millisecond, Forward)
+	b, bb := plan(4e9, 10*time.Millisecond, Forward)
+	ra, rb := float64(a.Point.Wmem)/float64(ba), float64(b.Point.Wmem)/float64(bb)
+	if math.Abs(ra-rb) > 0.02 || a.Kind != b.Kind {
+		t.Errorf("scaled: wmem %.3f vs %.3f × BDP (%v, %v)", ra, rb, a.Kind, b.Kind)
+	}
+	c, _ := plan(1e9, 40*time.Millisecond, Reverse)
+	if c.Point != a.Point || c.Kind != a.Kind {
+		t.Errorf("mirrored: %+v vs %+v", c.Point, a.Point)
+	}
+	if d, _ := plan(1e9, 40*time.Millisecond, Forward); !reflect.DeepEqual(d, a) {
+		t.Errorf("the same inputs planned %+v then %+v", a, d)
+	}
+}
+
+// A whole search against a made-up truth stays within its budget, ends
+// with a choice that has a full set, and reaches the truth's best.
+func TestSearchWithinBudget(t *testing.T) {
+	for _, lab := range []bool{true, false} {
+		p, g := pol(), grid(pol())
+		p.Budget = 2 * time.Minute
+		truth := func(q Point, d Direction) (float64, attrib.Limit) {
+			r, l := gp, attrib.PathFull
+			if acts(Rmem, d, lab) && 0.6*float64(q.Rmem)*8/rtt.Seconds() < r {
+				r, l = 0.6*float64(q.Rmem)*8/rtt.Seconds(), attrib.ReceiverWindow
+			}
+			if acts(Wmem, d, lab) && 0.75*float64(q.Wmem)*8/rtt.Seconds() < r {
+				r, l = 0.75*float64(q.Wmem)*8/rtt.Seconds(), attrib.SendBuffer
+			}
+			return r, l
+		}
+		var obs []Obs
+		spent := time.Duration(0)
+		cost := p.TrialCost(rtt)
+		for _, d := range []Direction{Forward, Reverse} {
+			x, l := truth(g.Base, d)
+			obs = append(obs, full(g.Base, d, l, x)...)
+			spent += 3 * cost
+		}
+		for i := 0; ; i++ {
+			st := State{Grid: g, Model: Fit(prior(lab), obs), Obs: obs, Spent: spent}
+			a := Next(st, p)
+			if a.Done {
+				break
+			}
+			if i > 100 {
+				t.Fatal("no end")
+			}
+			for _, d := range a.Dirs {
+				x, l := truth(a.Point, d)
+				if a.Kind == Screen {
+					obs = append(obs, held(a.Point, d, Screen, l, x))
+					spent += cost
+				} else {
+					obs = append(obs, full(a.Point, d, l, x)...)
+					spent += 3 * cost
+				}
+			}
+		}
+		if spent > p.Budget {
+			t.Errorf("lab %v: spent %s of %s", lab, spent, p.Budget)
+		}
+		st := State{Grid: g, Model: Fit(prior(lab), obs), Obs: obs}
+		ch, ok := Choose(st, p)
+		if !ok {
+			t.Fatalf("lab %v: nothing chosen", lab)
+		}
+		for _, d := range []Direction{Forward, Reverse} {
+			if x, _ := truth(ch, d); x < 0.97*gp {
+				t.Errorf("lab %v: %s at the choice %+v reaches %.0f", lab, d, ch, x)
+			}
+		}
+		if ch.Rmem > RoundUp(4*float64(bdp)) || ch.Wmem > RoundUp(4*float64(bdp)) {
+			t.Errorf("lab %v: choice %+v above 4 × BDP", lab, ch)
+		}
+	}
+}
+
+// The planner decides; it measures nothing: no context, no os, no
+// clock, nothing that applies settings or runs a client.
+func TestPlannerIsPure(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	lines := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "model.go" || f == "next.go" {
+			lines += strings.Count(string(src), "\n")
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, src, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range af.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			if path == "context" || path == "os" || strings.HasSuffix(path, "/apply") || strings.HasSuffix(path, "/client") || strings.HasPrefix(path, "os/") {
+				t.Errorf("%s imports %s", f, path)
+			}
+		}
+		for _, clock := range []string{"time.Now", "time.Since", "time.Sleep", "time.After"} {
+			if strings.Contains(string(src), clock) {
+				t.Errorf("%s reads the clock (%s)", f, clock)
+			}
+		}
+	}
+	if lines > 700 {
+		t.Errorf("the planner is %d lines; model, Next and Choose are to fit in 700", lines)
+	}
+}

@@ -1,0 +1,118 @@
+package tune
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The model's search on a lab path its send buffer holds: the choice
+// fills the path in both directions, its changed maxima stay within 4 ×
+// BDP, its full set is its verification (no fresh trials after it), and
+// the host ends as it started.
+func TestPlannedSendBufferLimited(t *testing.T) {
+	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	start := snapshotValues(m)
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sane(t, res, m)
+	ch := res.Choice()
+	if !res.Kept || ch.Baseline || res.Verify != ch {
+		t.Fatalf("choice %s kept %v, verify %v: %s", ch.ID, res.Kept, res.Verify != nil && res.Verify == ch, res.Why)
+	}
+	if !hasFullSet(ch, res.Controllable) {
+		t.Errorf("the choice has no full set of its own")
+	}
+	if ch.RmemMax != 33554432 {
+		t.Errorf("tcp_rmem max %d: the host's 32 MiB is the grid's floor", ch.RmemMax)
+	}
+	if ch.WmemMax <= 4194304 || ch.WmemMax > 4*res.BDP {
+		t.Errorf("tcp_wmem max %.2f × BDP", float64(ch.WmemMax)/float64(res.BDP))
+	}
+	restored(t, m, start)
+}
+
+// Loss holds cubic's window; BBR reaches the path: the model's search
+// learns cubic's limit from its full set (a control that cuts its window
+// at each loss shares it: reno is not tried), and chooses BBR, set as
+// the default where the host takes it.
+func TestPlannedLossLimited(t *testing.T) {
+	m := newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
+	m.lossCap = map[string]float64{"cubic": 0.30, "reno": 0.2, "bbr": 0.95}
+	start := snapshotValues(m)
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := res.Choice()
+	if ch.Congestion != "bbr" || !res.Kept {
+		t.Fatalf("choice %s with %q, kept %v: %s", ch.ID, ch.Congestion, res.Kept, res.Why)
+	}
+	if !slices.ContainsFunc(ch.Settings, func(s Setting) bool { return s.Key == keyCC && s.Value == "bbr" }) {
+		t.Errorf("bbr not the default: %+v", ch.Settings)
+	}
+	for _, s := range m.specs {
+		if s.Congestion == "reno" {
+			t.Errorf("reno tried, though cubic's full set showed loss holding a control that cuts its window")
+		}
+	}
+	restored(t, m, start)
+}
+
+// Against a peer, this host's congestion control sends only forward:
+// reverse's trials run the peer's own, never a per-socket -C, and a
+// choice that changes the control is judged forward.
+func TestPlannedPeerControlActsForward(t *testing.T) {
+	m := newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
+	m.both, m.peerR, m.peerW = false, 33554432, 33554432
+	m.lossCap = map[string]float64{"cubic": 0.30, "reno": 0.2, "bbr": 0.95}
+	res, err := Run(context.Background(), m, Options{Rate: 300e6}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried := false
+	for _, s := range m.specs {
+		if s.Direction == Reverse && s.Congestion != "" {
+			t.Fatalf("a reverse trial ran -C %s", s.Congestion)
+		}
+		tried = tried || s.Congestion == "bbr"
+	}
+	if !tried {
+		t.Fatalf("bbr never tried: %s", res.Why)
+	}
+	if ch := res.Choice(); ch.Congestion != "bbr" || !res.Kept {
+		t.Errorf("choice %s with %q, kept %v: %s", ch.ID, ch.Congestion, res.Kept, res.Why)
+	}
+}
+
+// The budget bounds the search: a shorter one spends less and still
+// ends with a verified choice or the baseline.
+func TestPlannedBudget(t *testing.T) {
+	m := newModel(1e9, 50*time.Millisecond, "4096 131072 4194304", "4096 16384 4194304")
+	res, err := Run(context.Background(), m, Options{Budget: 60 * time.Second}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := newModel(1e9, 50*time.Millisecond, "4096 131072 4194304", "4096 16384 4194304")
+	if _, err := Run(context.Background(), long, Options{}, quiet{}); err != nil {
+		t.Fatal(err)
+	}
+	if m.trials >= long.trials {
+		t.Errorf("a 60 s budget ran %d trials, the default %d", m.trials, long.trials)
+	}
+	per := time.Second + 5*time.Second + 8*50*time.Millisecond
+	// The search's own trials (the baseline's included) stay within the
+	// budget; the reference profiles and the MTU step come after it.
+	n := 0
+	for _, c := range res.Candidates {
+		if c.Origin == OriginSearch || c.Baseline {
+			n += len(c.Trials)
+		}
+	}
+	if time.Duration(n)*per > 60*time.Second {
+		t.Errorf("the search spent %s of a 60 s budget", time.Duration(n)*per)
+	}
+}
