@@ -8,73 +8,6 @@ import (
 	"github.com/tcptune/tcptune/internal/attrib"
 )
 
-// Kind is what a trial is for.
-type Kind int
-
-const (
-	// Screen is one trial: it may refute, never accept.
-	Screen Kind = iota + 1
-	// Full is a full set (Policy.Trials per direction): only full sets
-	// accept, and the choice's is its verification.
-	Full
-)
-
-// Obs is one trial, typed: what it ran and what it showed.
-type Obs struct {
-	Point Point
-	Dir   Direction
-	Kind  Kind
-	Rate  float64 // bit/s, as the kernel counted it
-	// Limit is the attribution's, with what it ruled out where it could
-	// not decide; Capped a buffer at its cap behind another limit;
-	// Recovering: the send buffer sat full while loss was recovered.
-	Limit       attrib.Limit
-	RuledOut    []attrib.Limit
-	Capped      attrib.Limit
-	Recovering  bool
-	SenderView  bool  // the sender's TCP_INFO was read
-	Retransmits int64 // -1 = unknown
-	RTT, MinRTT time.Duration
-	MSS         int
-	Seconds     float64
-	Core        bool // a core of this host ran flat out
-	Drops       bool // this host's queues dropped packets
-}
-
-// limit is what the model takes o's limit for: the attribution's,
-// except that a window no buffer held while a core of this host ran
-// flat out is the core's.
-func (o Obs) limit() attrib.Limit {
-	if o.Core && (o.Limit == attrib.Network || o.Limit == attrib.Unknown) {
-		// A window no buffer held, with a core of this host flat out.
-		return attrib.CPU
-	}
-	return o.Limit
-}
-
-// fullSetLearns reports whether o's limit is one only a full set
-// teaches (a congestion window, the peer's side, a core: no buffer of
-// this host held it), so that a screening held so calls for its full set.
-func (m Model) fullSetLearns(o Obs) bool {
-	switch l := o.limit(); {
-	case l == attrib.Network:
-		return true
-	case l == attrib.ReceiverWindow && acts(Rmem, o.Dir, m.BothEnds), l == attrib.SendBuffer && acts(Wmem, o.Dir, m.BothEnds):
-		return false
-	default:
-		return m.outOfReach(o, l)
-	}
-}
-
-// Source says where the goodput came from.
-type Source int
-
-const (
-	SourceLink      Source = iota + 1 // the lab link's rate
-	SourceGiven                       // --rate
-	SourceEstimated                   // the best of the probes and trials
-)
-
 // Prior is what the model knows before any trial.
 type Prior struct {
 	Goodput  float64 // bit/s
@@ -162,32 +95,57 @@ func Fit(pr Prior, obs []Obs) Model {
 	// the mode its median trial caught.
 	for _, set := range fullSets(obs, pr.BothEnds) {
 		o, rate := set[(len(set)-1)/2], meanRate(set)
-		d, cc := o.Dir, m.ccOf(o.Point, o.Dir)
+		d := o.Dir
 		best[d] = max(best[d], rate)
-		switch l := o.limit(); {
-		case slices.ContainsFunc(set, func(x Obs) bool { return x.limit() == attrib.Network }):
-			// A window held short of the path in any trial of the set:
-			// that control's rate here is the set's. A pacing control's
-			// is learned only where it could overfill the queue (below
-			// that it sends what its buffers allow).
-			c := class(cc)
-			if Paces(cc) && !m.overfills(o.Point, d) {
-				break
-			}
-			if m.Window[c] == nil {
-				m.Window[c] = map[Direction]float64{}
-			}
-			m.Window[c][d] = max(m.Window[c][d], rate)
-		case !(l == attrib.ReceiverWindow && acts(Rmem, d, pr.BothEnds)) && !(l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds)) && m.outOfReach(o, l):
+		l := o.limit()
+		if !slices.ContainsFunc(set, func(x Obs) bool { return x.limit() == attrib.Network }) &&
+			!(l == attrib.ReceiverWindow && acts(Rmem, d, pr.BothEnds)) && !(l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds)) && m.outOfReach(o, l) {
 			m.Ceiling[d] = max(m.Ceiling[d], rate)
 		}
 	}
+	m.windows(obs)
 	// A ceiling is at least what a full set in the direction carried.
 	for d, c := range m.Ceiling {
 		m.Ceiling[d] = max(c, best[d])
 	}
 	m.Spread = spreads(obs, pr.BothEnds)
 	return m
+}
+
+// windows learns each control's congestion-window limit. It belongs to
+// the control, not to a point: every trial of a class in a direction
+// that no buffer held (its window held it, or it filled the path)
+// samples what that control delivers on this path once the buffers
+// allow it (a pacing control's only where it could overfill the queue:
+// below that it sends what its buffers allow). Where a full set showed
+// the window holding, the class's rate is the mean of them all.
+func (m *Model) windows(obs []Obs) {
+	type ck struct {
+		c string
+		d Direction
+	}
+	pool, held := map[ck][]Obs{}, map[ck]bool{}
+	var order []ck
+	for _, o := range obs {
+		l, cc := o.limit(), m.ccOf(o.Point, o.Dir)
+		if (l != attrib.Network && l != attrib.PathFull) || (Paces(cc) && !m.overfills(o.Point, o.Dir)) {
+			continue
+		}
+		k := ck{class(cc), o.Dir}
+		if pool[k] == nil {
+			order = append(order, k)
+		}
+		pool[k] = append(pool[k], o)
+		held[k] = held[k] || (l == attrib.Network && o.Kind == Full)
+	}
+	for _, k := range order {
+		if held[k] {
+			if m.Window[k.c] == nil {
+				m.Window[k.c] = map[Direction]float64{}
+			}
+			m.Window[k.c][k.d] = meanRate(pool[k])
+		}
+	}
 }
 
 // fullSets are the full sets' trials grouped by key and direction, each

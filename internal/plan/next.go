@@ -6,43 +6,6 @@ import (
 	"time"
 )
 
-// Action is what Next says to do.
-type Action struct {
-	Done  bool
-	Point Point
-	Kind  Kind
-	Dirs  []Direction // the directions to run, in order
-	// Predicted is the model's rate per direction at Point (what a
-	// screening is held to); Aim the share of each direction's target
-	// the plan aims at now (the best any point is rated at there).
-	Predicted map[Direction]float64
-	Aim       map[Direction]float64
-	// Why says why it stops: nothing left worth a trial, or the budget.
-	Why Stop
-	// Untried counts the points the model still rated at the aim when
-	// the budget ran out.
-	Untried int
-}
-
-// Stop says why Next is done.
-type Stop int
-
-const (
-	StopNone    Stop = iota
-	StopChosen       // the cheapest point at the aim has its full set
-	StopNothing      // no point is left that the model rates at the aim
-	StopBudget       // the next trial would not leave the full set's time
-)
-
-// State is what Next and Choose read: the grid, the model and every
-// observation, and the trial time spent so far.
-type State struct {
-	Grid  Grid
-	Model Model
-	Obs   []Obs
-	Spent time.Duration
-}
-
 // rating is a point's standing per direction: the share of the
 // direction's target it reaches (observed where measured, else
 // predicted with the noise as headroom), and how it was measured.

@@ -671,7 +671,7 @@ loop:
 			}
 			t.Screening = n == 1
 			c.Trials = append(c.Trials, t)
-			if i == 1 && n > 2 && r.agreeEarly(c, d) {
+			if i == 1 && n > 2 && r.o.Search == SearchLegacy && r.agreeEarly(c, d) {
 				break
 			}
 		}
@@ -685,7 +685,7 @@ loop:
 
 // trialCount says how many trials a direction gets.
 func (r *runner) trialCount() string {
-	if r.o.Trials > 2 {
+	if r.o.Trials > 2 && r.o.Search == SearchLegacy {
 		return fmt.Sprintf("up to %d trials (2 when they agree within %.0f%%)", r.o.Trials, 100*agree)
 	}
 	return fmt.Sprintf("%d trials", r.o.Trials)

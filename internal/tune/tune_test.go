@@ -964,7 +964,7 @@ func TestBisectStopsAtModelNeed(t *testing.T) {
 // TestSearchSendBufferLimited too).
 func TestLongRTTStopsAtTwoAgreeingTrials(t *testing.T) {
 	m := newModel(100e6, 600*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
-	res, err := Run(context.Background(), m, Options{}, quiet{})
+	res, err := Run(context.Background(), m, Options{Search: SearchLegacy}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,111 @@
+package plan
+
+import (
+	"time"
+
+	"github.com/tcptune/tcptune/internal/attrib"
+)
+
+// Kind is what a trial is for.
+type Kind int
+
+const (
+	// Screen is one trial: it may refute, never accept.
+	Screen Kind = iota + 1
+	// Full is a full set (Policy.Trials per direction): only full sets
+	// accept, and the choice's is its verification.
+	Full
+)
+
+// Obs is one trial, typed: what it ran and what it showed.
+type Obs struct {
+	Point Point
+	Dir   Direction
+	Kind  Kind
+	Rate  float64 // bit/s, as the kernel counted it
+	// Limit is the attribution's, with what it ruled out where it could
+	// not decide; Capped a buffer at its cap behind another limit;
+	// Recovering: the send buffer sat full while loss was recovered.
+	Limit       attrib.Limit
+	RuledOut    []attrib.Limit
+	Capped      attrib.Limit
+	Recovering  bool
+	SenderView  bool  // the sender's TCP_INFO was read
+	Retransmits int64 // -1 = unknown
+	RTT, MinRTT time.Duration
+	MSS         int
+	Seconds     float64
+	Core        bool // a core of this host ran flat out
+	Drops       bool // this host's queues dropped packets
+}
+
+// limit is what the model takes o's limit for: the attribution's,
+// except that a window no buffer held while a core of this host ran
+// flat out is the core's.
+func (o Obs) limit() attrib.Limit {
+	if o.Core && (o.Limit == attrib.Network || o.Limit == attrib.Unknown) {
+		// A window no buffer held, with a core of this host flat out.
+		return attrib.CPU
+	}
+	return o.Limit
+}
+
+// fullSetLearns reports whether o's limit is one only a full set
+// teaches (a congestion window, the peer's side, a core: no buffer of
+// this host held it), so that a screening held so calls for its full set.
+func (m Model) fullSetLearns(o Obs) bool {
+	switch l := o.limit(); {
+	case l == attrib.Network:
+		return true
+	case l == attrib.ReceiverWindow && acts(Rmem, o.Dir, m.BothEnds), l == attrib.SendBuffer && acts(Wmem, o.Dir, m.BothEnds):
+		return false
+	default:
+		return m.outOfReach(o, l)
+	}
+}
+
+// Source says where the goodput came from.
+type Source int
+
+const (
+	SourceLink      Source = iota + 1 // the lab link's rate
+	SourceGiven                       // --rate
+	SourceEstimated                   // the best of the probes and trials
+)
+
+// Action is what Next says to do.
+type Action struct {
+	Done  bool
+	Point Point
+	Kind  Kind
+	Dirs  []Direction // the directions to run, in order
+	// Predicted is the model's rate per direction at Point (what a
+	// screening is held to); Aim the share of each direction's target
+	// the plan aims at now (the best any point is rated at there).
+	Predicted map[Direction]float64
+	Aim       map[Direction]float64
+	// Why says why it stops: nothing left worth a trial, or the budget.
+	Why Stop
+	// Untried counts the points the model still rated at the aim when
+	// the budget ran out.
+	Untried int
+}
+
+// Stop says why Next is done.
+type Stop int
+
+const (
+	StopNone    Stop = iota
+	StopChosen       // the cheapest point at the aim has its full set
+	StopNothing      // no point is left that the model rates at the aim
+	StopBudget       // the next trial would not leave the full set's time
+)
+
+// State is what Next and Choose read: the grid, the model and every
+// observation, and the trial time spent so far.
+type State struct {
+	Grid  Grid
+	Model Model
+	Obs   []Obs
+	Spent time.Duration
+}
