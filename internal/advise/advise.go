@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/profiles"
+	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
 )
@@ -192,13 +193,22 @@ func linux(a Advice, buf int64, forwarding bool) Advice {
 		a.Myths = append(a.Myths, "tcp_mem is counted in pages (4 KiB), not bytes, and is global: leave it alone unless TCPMemoryPressures grows")
 		return a
 	}
-	rmem := max(buf, 6291456)
-	wmem := max(buf, 4194304)
+	// The maxima are tune's first point on an unmeasured path: the window
+	// model's need, on tune's grid (internal/plan), never below the
+	// kernel's defaults.
+	m, pol := window.Linux66, plan.DefaultPolicy(3, 5*time.Second, 0, in.RTT)
+	needR, needW := plan.Needs(a.StreamBDP, in.Rate/float64(in.Streams), in.RTT, m.Recv, m.Send, pol)
+	needR, needW = clampBuf(needR), clampBuf(needW)
+	rmem := max(needR, 6291456)
+	wmem := max(needW, 4194304)
+	of := func(v int64) string {
+		return fmt.Sprintf("%.2f", float64(v)/float64(max(a.StreamBDP, 1)))
+	}
 	a.Settings = append(a.Settings,
 		Setting{Key: "net.ipv4.tcp_rmem", Values: []int64{4096, 131072, rmem},
-			Reason: a.why("max = 2 × the per-stream BDP (%s at %s × %s): the advertised window is only part of the buffer (≈0.65 on Linux 6.6+, 0.5 before), so 2 × BDP lets one stream fill the path", mib(a.StreamBDP), units.FormatRateShort(in.Rate/float64(in.Streams)), units.FormatDuration(in.RTT))},
+			Reason: a.why("max ≥ %s × the per-stream BDP (%s at %s × %s): only ≈%.2f of the buffer becomes window on Linux 6.6+ (0.5 before), so one stream needs BDP ÷ %.2f with %.0f%% headroom, on tune's rungs; tune --peer measures this host's share and verifies it", of(needR), mib(a.StreamBDP), units.FormatRateShort(in.Rate/float64(in.Streams)), units.FormatDuration(in.RTT), m.Recv, m.Recv, 100*pol.MinTol)},
 		Setting{Key: "net.ipv4.tcp_wmem", Values: []int64{4096, 16384, wmem},
-			Reason: a.why("max = 2 × the per-stream BDP: the send buffer holds everything not yet acknowledged, and only ≈%.2f of it is payload (the 4 MiB default caps one 50 ms flow near %s)", window.Linux66.Send, units.FormatRateShort(window.Linux66.SendCap(4<<20, 50*time.Millisecond)))},
+			Reason: a.why("max ≥ %s × the per-stream BDP: the send buffer holds everything not yet acknowledged, and only ≈%.2f of it is payload (the 4 MiB default caps one 50 ms flow near %s)", of(needW), m.Send, units.FormatRateShort(m.SendCap(4<<20, 50*time.Millisecond)))},
 	)
 	switch {
 	case in.Role == "storage":

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tcptune/tcptune/internal/plan"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -55,9 +57,14 @@ func value(a Advice, key string) []int64 {
 
 func TestLinuxValues(t *testing.T) {
 	a, _ := Advise(base("linux"))
-	// BDP 6.25 MB: 2 × BDP rounded up to MiB is 12 MiB, within 4 × BDP.
-	if a.BDP != 6250000 || value(a, "net.ipv4.tcp_rmem")[2] != 12<<20 || value(a, "net.ipv4.tcp_wmem")[2] != 12<<20 {
-		t.Fatalf("%+v", a.Settings)
+	// BDP 6.25 MB: tune's first point on an unmeasured path (plan.Needs:
+	// BDP ÷ 0.65 and ÷ 0.80 with 3% headroom, on its 1.15× rungs).
+	r, w := plan.Needs(a.BDP, 1e9, 50*time.Millisecond, 0.65, 0.80, plan.DefaultPolicy(3, 5*time.Second, 0, 50*time.Millisecond))
+	if a.BDP != 6250000 || value(a, "net.ipv4.tcp_rmem")[2] != r || value(a, "net.ipv4.tcp_wmem")[2] != w {
+		t.Fatalf("%+v, want rmem %d wmem %d", a.Settings, r, w)
+	}
+	if f := float64(r) / 6.25e6; f < 1.58 || f > 1.82 {
+		t.Errorf("rmem max %.2f × BDP", f)
 	}
 	if value(a, "net.core.rmem_max") != nil {
 		t.Fatal("host role must not touch rmem_max")

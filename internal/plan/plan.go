@@ -209,3 +209,18 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// Needs is what the window model's prior needs of each buffer maximum
+// for one flow to carry goodput bit/s over rtt: the least rung of a grid
+// anchored at bdp (bdp × Rung^k) whose window, at the prior's share,
+// carries the goodput with MinTol as headroom. It is the first point
+// tune's search proposes on a path it has not measured, and what advise
+// recommends for Linux, so the two cannot disagree.
+func Needs(bdp int64, goodput float64, rtt time.Duration, recvShare, sendShare float64, pol Policy) (rmem, wmem int64) {
+	path := goodput / 8 * rtt.Seconds()
+	atRung := func(v float64) int64 {
+		k := math.Ceil(math.Log(v/float64(bdp))/math.Log(pol.Rung) - 1e-9)
+		return RoundUp(float64(bdp) * math.Pow(pol.Rung, k))
+	}
+	return atRung(path / recvShare * (1 + pol.MinTol)), atRung(path / sendShare * (1 + pol.MinTol))
+}

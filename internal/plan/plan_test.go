@@ -363,3 +363,19 @@ func TestPlannerIsPure(t *testing.T) {
 		t.Errorf("the planner is %d lines; model, Next and Choose are to fit in 700", lines)
 	}
 }
+
+// Needs is the first point a search on an unmeasured path proposes.
+func TestNeedsIsTheFirstProposal(t *testing.T) {
+	p := pol()
+	r, w := Needs(bdp, gp, rtt, 0.65, 0.8, p)
+	g := NewGrid(bdp, 4*mib, 4*mib, "cubic", nil, p)
+	pr := prior(true)
+	obs := append(full(g.Base, Forward, attrib.Unknown, 0.5*gp), full(g.Base, Reverse, attrib.Unknown, 0.5*gp)...)
+	a := Next(State{Grid: g, Model: Fit(pr, obs), Obs: obs}, p)
+	if a.Point.Rmem != r || a.Point.Wmem != w {
+		t.Errorf("needs rmem %d wmem %d; the search proposed %+v", r, w, a.Point)
+	}
+	if f := float64(r) / float64(bdp); f < 1.03/0.65 || f > 1.15*1.03/0.65 {
+		t.Errorf("rmem need %.2f × BDP", f)
+	}
+}
