@@ -11,8 +11,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/tcptune/tcptune/internal/profiles"
 	"github.com/tcptune/tcptune/internal/plan"
+	"github.com/tcptune/tcptune/internal/profiles"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
 )
