@@ -48,28 +48,35 @@ func TestTunePeerStockIperf3CubicShallow(t *testing.T) {
 	if log := p.server.Stdout.String() + p.server.Stderr.String(); strings.Contains(log, "cookie") || strings.Contains(log, "reset by peer") {
 		t.Errorf("the server logged errors:\n%s", log)
 	}
-	// Every trial runs cubic, but those of a candidate with a control of
-	// its own that a lever tried (cc-X, and the re-trim's or the
-	// reopened climb's candidates after X was chosen).
+	// Every trial runs cubic, but the forward trials of a candidate with
+	// a control of its own (this host's control sends only forward: the
+	// stock iperf3's own sends reverse).
 	for _, c := range s.Cands {
-		own := c.Congestion != "" && s.find("cc-"+c.Congestion) != nil
 		for _, tr := range c.Trials {
-			if tr.Congestion != "cubic" && !(own && tr.Congestion == c.Congestion) {
-				t.Errorf("%s (control %q): a trial with congestion control %q, want cubic", c.ID, c.Congestion, tr.Congestion)
+			own := c.Congestion != "" && tr.Direction == "forward" && tr.Congestion == c.Congestion
+			if tr.Congestion != "cubic" && !own {
+				t.Errorf("%s (control %q): a %s trial with congestion control %q, want cubic", c.ID, c.Congestion, tr.Direction, tr.Congestion)
 			}
 		}
 	}
-	// The search raised this host's tcp_wmem for forward, and the choice
-	// keeps a raise (before the fix: no step at all, or trimmed away).
-	// Whether the verification proves it depends on cubic's noise here
-	// (2 s trials of a flow that grows for longer): kept or not, tune
-	// must say which, and a kept choice must have gained.
+	// The baseline's window, held with the send buffer at its cap and no
+	// loss, may be the buffer's: the search tries this host's tcp_wmem
+	// above it with cubic before it learns anything of cubic's window
+	// (before: it went straight to BBR), and the choice keeps a raise
+	// of tcp_wmem or a control that did better. Whether the
+	// verification proves it depends on cubic's noise here (2 s trials
+	// of a flow that grows for longer): kept or not, tune must say
+	// which, and a kept choice must have gained.
 	steps := strings.Join(res.Steps, "\n")
-	if !strings.Contains(steps, "tcp_wmem: forward was limited by") {
-		t.Errorf("no step raised tcp_wmem for forward:\n%s", steps)
+	raised := false
+	for _, c := range s.Cands {
+		raised = raised || (c.Origin == "search" && c.Congestion == "" && c.WmemMax > 4194304 && len(c.Trials) > 0)
 	}
-	if ch := s.find(s.Choice); ch == nil || ch.WmemMax <= 4194304 {
-		t.Errorf("choice %+v does not raise tcp_wmem:\n%s", ch, steps)
+	if !raised {
+		t.Errorf("no trial of cubic with more tcp_wmem:\n%s", steps)
+	}
+	if ch := s.find(s.Choice); ch == nil || (ch.WmemMax <= 4194304 && ch.Congestion == "") {
+		t.Errorf("choice %+v raises neither tcp_wmem nor the control:\n%s", ch, steps)
 	}
 	if s.Kept {
 		b, a := s.find("baseline").Summary["forward"], s.Verify.Summary["forward"]

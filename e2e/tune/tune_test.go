@@ -63,6 +63,7 @@ type summary struct {
 
 type cand struct {
 	ID         string `json:"id"`
+	Origin     string `json:"origin"`
 	Congestion string `json:"congestion"` // its own per-socket control (a lever's)
 	RmemMax    int64  `json:"rmem_max"`
 	WmemMax    int64  `json:"wmem_max"`
@@ -74,6 +75,7 @@ type cand struct {
 	} `json:"summary"`
 	Settings []struct{ Key, Value string } `json:"settings"`
 	Trials   []struct {
+		Direction  string `json:"direction"`
 		Congestion string `json:"congestion"`
 		Verdict    string `json:"verdict"`
 	} `json:"trials"`
@@ -110,7 +112,7 @@ func TestTuneLab(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("JSON summary: %v\n%s", err, out)
 	}
-	for _, stage := range []string{"==> measuring the RTT", "==> baseline", "==> searching", "==> verifying"} {
+	for _, stage := range []string{"==> measuring the RTT", "==> baseline", "==> searching", "==> full set of"} {
 		if !strings.Contains(errOut, stage) {
 			t.Errorf("progress lacks %q:\n%s", stage, errOut)
 		}

@@ -128,7 +128,7 @@ func (m *Model) windows(obs []Obs) {
 	var order []ck
 	for _, o := range obs {
 		l, cc := o.limit(), m.ccOf(o.Point, o.Dir)
-		if (l != attrib.Network && l != attrib.PathFull) || (Paces(cc) && !m.overfills(o.Point, o.Dir)) {
+		if (l != attrib.Network && l != attrib.PathFull) || (Paces(cc) && !m.overfills(o.Point, o.Dir)) || m.ambiguous(o, obs) {
 			continue
 		}
 		k := ck{class(cc), o.Dir}
@@ -146,6 +146,20 @@ func (m *Model) windows(obs []Obs) {
 			m.Window[k.c][k.d] = meanRate(pool[k])
 		}
 	}
+}
+
+// ambiguous reports whether o's window, held with this host's send
+// buffer at its cap and nothing lost, may be that buffer's: only a
+// trial with more of it (the same control, the same direction) tells,
+// and none has run yet.
+func (m Model) ambiguous(o Obs, obs []Obs) bool {
+	if o.limit() != attrib.Network || o.Capped != attrib.SendBuffer || o.Retransmits != 0 || !acts(Wmem, o.Dir, m.BothEnds) {
+		return false
+	}
+	c := class(m.ccOf(o.Point, o.Dir))
+	return !slices.ContainsFunc(obs, func(x Obs) bool {
+		return x.Dir == o.Dir && x.Point.Wmem > o.Point.Wmem && class(m.ccOf(x.Point, x.Dir)) == c
+	})
 }
 
 // fullSets are the full sets' trials grouped by key and direction, each

@@ -174,7 +174,7 @@ func (s State) toConfirm(pts []Point, ratings []rating, aim map[Direction]float6
 // limit is one only a full set teaches, and has no full set there.
 func (s State) confirming(p Point) bool {
 	for _, o := range s.Obs {
-		if o.Point == p && o.Kind == Screen && s.Model.fullSetLearns(o) && !s.fullAt(p, o.Dir) {
+		if o.Point == p && o.Kind == Screen && s.Model.fullSetLearns(o) && !s.Model.ambiguous(o, s.Obs) && !s.fullAt(p, o.Dir) {
 			return true
 		}
 	}

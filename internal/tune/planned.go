@@ -54,6 +54,9 @@ func (r *runner) planned(ctx context.Context, base, start *Candidate) (*Candidat
 			n, what = r.o.Trials, "full set"
 		}
 		res.Steps = append(res.Steps, fmt.Sprintf("%s: %s — %s", what, c.Name, predicted(act, m)))
+		if act.Kind == plan.Full {
+			r.pr.Stage("full set of %s: %d trials per direction (the verification, if it is chosen)", c.Name, n)
+		}
 		from := len(c.Trials)
 		for _, d := range act.Dirs {
 			if err := r.trials(ctx, c, n, []Direction{d}, TrialSpec{Congestion: c.Congestion}); err != nil {
@@ -72,6 +75,7 @@ func (r *runner) planned(ctx context.Context, base, start *Candidate) (*Candidat
 	if choice.Congestion != "" {
 		r.defaultCC(choice)
 	}
+	r.explain(choice, pol.TopBDP)
 	if held := r.windowHeld(choice, false); held != "" {
 		if err := r.parallelLever(ctx, choice, held); err != nil {
 			return nil, err
@@ -233,6 +237,33 @@ func (r *runner) parallelLever(ctx context.Context, choice *Candidate, why strin
 	r.res.Levers = append(r.res.Levers, Lever{Name: "4 parallel streams (-P 4)", Median: p.Score, Gain: g, Helped: helped})
 	p.Status = fmt.Sprintf("%.2f× the choice (an application setting: not applied)", g)
 	return nil
+}
+
+// explain names, for every direction the choice leaves short of the
+// path, what holds it (its median trial's verdict) and the command for
+// the host that can act: the peer's buffer, or the peer's side where
+// this host's receiver view rules its own window out or its buffer
+// already allows the goodput; this host's, where its knob is at the
+// grid's top.
+func (r *runner) explain(choice *Candidate, top float64) {
+	for _, d := range r.o.Directions {
+		t, ok := medianTrial(choice, d)
+		if !ok || r.res.Goodput <= 0 || attrib.Full(choice.Summary[d].Median, r.res.Goodput) {
+			continue
+		}
+		k, ok := r.leverOf(d, t)
+		switch {
+		case !ok:
+			r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s stays at %s, short of the path (%s): %s", d, rate(choice.Summary[d].Median), rate(r.res.Goodput), t.Verdict))
+		case k.peer:
+			r.peerAdvice(d, k, t)
+		case attrib.Limit(t.Limit) == attrib.Unknown:
+			r.unseenPeer(d, k, map[string]int64{keyRmem: choice.RmemMax, keyWmem: choice.WmemMax}[k.key], t)
+		default:
+			r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s stays at %s, short of the path (%s): %s; this host's %s max is %s, the grid's top is %g × BDP",
+				d, rate(choice.Summary[d].Median), rate(r.res.Goodput), t.Verdict, strings.TrimPrefix(k.key, "net.ipv4."), r.multiple(map[string]int64{keyRmem: choice.RmemMax, keyWmem: choice.WmemMax}[k.key]), top))
+		}
+	}
 }
 
 // predicted says what the model expects of an action's point.

@@ -323,7 +323,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	var why string
 	if o.Search != SearchLegacy && hasFullSet(choice, res.Controllable) {
 		// Only full sets accept: the choice's is its verification.
-		v = choice
+		v = fullSetOf(choice)
 		res.Steps = append(res.Steps, "the choice's full set is its verification")
 	} else {
 		pr.Stage("verifying %s with %s per direction, fresh", choice.Name, r.trialCount())
@@ -386,6 +386,30 @@ func hasFullSet(c *Candidate, dirs []Direction) bool {
 		}
 	}
 	return len(dirs) > 0
+}
+
+// fullSetOf is c's full set (its trials beyond the screenings) as the
+// verification.
+func fullSetOf(c *Candidate) *Candidate {
+	v := &Candidate{ID: "verify", Name: "verification (the choice's full set)", Source: c.Name, Settings: c.Settings, Origin: OriginVerify, Congestion: c.Congestion}
+	for _, t := range c.Trials {
+		if !t.Screening {
+			v.Trials = append(v.Trials, t)
+		}
+	}
+	v.RmemMax, v.WmemMax, v.RmemDefault, v.WmemDefault, v.Memory, v.Idle, v.Cost = c.RmemMax, c.WmemMax, c.RmemDefault, c.WmemDefault, c.Memory, c.Idle, c.Cost
+	v.summarize(directionsOf(v.Trials), nil)
+	return v
+}
+
+func directionsOf(ts []Trial) []Direction {
+	var out []Direction
+	for _, t := range ts {
+		if !slices.Contains(out, t.Direction) {
+			out = append(out, t.Direction)
+		}
+	}
+	return out
 }
 
 // verify runs fresh trials of c.
