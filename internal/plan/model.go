@@ -33,9 +33,12 @@ type Model struct {
 	// Ceiling is, per direction, what no knob of this host moves (the
 	// peer's buffer, a core, an unseen sender); 0 = none seen.
 	Ceiling map[Direction]float64
-	// Window is, per congestion control class and direction, the most
-	// a congestion window held short of the path carried.
-	Window map[string]map[Direction]float64
+	// Window is, per congestion control class and direction, what that
+	// control delivers where its congestion window held it short of the
+	// path, from the least payload the buffers allowed in flight where
+	// it did (From: no more buffer lifts a window; less may keep a
+	// pacing control from overfilling a shallow queue).
+	Window map[string]map[Direction]Limit
 	// Spread is each direction's relative noise, pooled over full sets.
 	Spread map[Direction]float64
 	// Queue is the bottleneck's queue in bytes (RTT under load less
@@ -45,6 +48,12 @@ type Model struct {
 	Loss  float64
 	// Loaded is each direction's largest RTT under load.
 	Loaded map[Direction]time.Duration
+}
+
+// Limit is a congestion window's limit: the rate, and the payload in
+// flight the buffers allowed (bytes) from which it holds.
+type Limit struct {
+	Rate, From float64
 }
 
 // Paces reports whether a congestion control paces at the bottleneck
@@ -64,7 +73,7 @@ func class(cc string) string {
 // Fit is the model the observations imply.
 func Fit(pr Prior, obs []Obs) Model {
 	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[Direction]float64{},
-		Window: map[string]map[Direction]float64{}, Spread: map[Direction]float64{}, Loaded: map[Direction]time.Duration{}}
+		Window: map[string]map[Direction]Limit{}, Spread: map[Direction]float64{}, Loaded: map[Direction]time.Duration{}}
 	best := map[Direction]float64{}
 	idle := pr.IdleRTT.Seconds()
 	for _, o := range obs {
@@ -114,37 +123,47 @@ func Fit(pr Prior, obs []Obs) Model {
 
 // windows learns each control's congestion-window limit. It belongs to
 // the control, not to a point: every trial of a class in a direction
-// that no buffer held (its window held it, or it filled the path)
-// samples what that control delivers on this path once the buffers
-// allow it (a pacing control's only where it could overfill the queue:
-// below that it sends what its buffers allow). Where a full set showed
-// the window holding, the class's rate is the mean of them all.
+// that no buffer held (its window held it, or it filled the path), with
+// at least the buffers of the least where a full set showed the window
+// holding, samples what that control delivers on this path there; the
+// limit is their mean. A control that cuts its window at each loss is
+// held below that too; a pacing one may not be (with less in flight it
+// need not overfill a shallow queue).
 func (m *Model) windows(obs []Obs) {
 	type ck struct {
 		c string
 		d Direction
 	}
-	pool, held := map[ck][]Obs{}, map[ck]bool{}
+	from := map[ck]float64{}
 	var order []ck
+	usable := func(o Obs) bool {
+		l := o.limit()
+		return (l == attrib.Network || l == attrib.PathFull) && !m.ambiguous(o, obs)
+	}
 	for _, o := range obs {
-		l, cc := o.limit(), m.ccOf(o.Point, o.Dir)
-		if (l != attrib.Network && l != attrib.PathFull) || (Paces(cc) && !m.overfills(o.Point, o.Dir)) || m.ambiguous(o, obs) {
-			continue
+		k := ck{class(m.ccOf(o.Point, o.Dir)), o.Dir}
+		if o.Kind == Full && o.limit() == attrib.Network && usable(o) {
+			if _, ok := from[k]; !ok {
+				order = append(order, k)
+				from[k] = math.Inf(1)
+			}
+			from[k] = min(from[k], m.allows(o.Point, o.Dir))
 		}
-		k := ck{class(cc), o.Dir}
-		if pool[k] == nil {
-			order = append(order, k)
-		}
-		pool[k] = append(pool[k], o)
-		held[k] = held[k] || (l == attrib.Network && o.Kind == Full)
 	}
 	for _, k := range order {
-		if held[k] {
-			if m.Window[k.c] == nil {
-				m.Window[k.c] = map[Direction]float64{}
-			}
-			m.Window[k.c][k.d] = meanRate(pool[k])
+		if !Paces(k.c) {
+			from[k] = 0
 		}
+		var pool []Obs
+		for _, o := range obs {
+			if o.Dir == k.d && class(m.ccOf(o.Point, o.Dir)) == k.c && usable(o) && m.allows(o.Point, o.Dir) >= from[k] {
+				pool = append(pool, o)
+			}
+		}
+		if m.Window[k.c] == nil {
+			m.Window[k.c] = map[Direction]Limit{}
+		}
+		m.Window[k.c][k.d] = Limit{Rate: meanRate(pool), From: from[k]}
 	}
 }
 
@@ -280,8 +299,8 @@ func (m Model) Predict(p Point, d Direction) float64 {
 	if acts(Wmem, d, m.BothEnds) {
 		r = min(r, m.sendShare(cc)*float64(p.Wmem)*8/idle)
 	}
-	if w := m.Window[class(cc)][d]; w > 0 && (!Paces(cc) || m.overfills(p, d)) {
-		r = min(r, w)
+	if w, ok := m.Window[class(cc)][d]; ok && m.allows(p, d) >= w.From {
+		r = min(r, w.Rate)
 	}
 	if c := m.Ceiling[d]; c > 0 {
 		r = min(r, c)
@@ -300,14 +319,6 @@ func (m Model) allows(p Point, d Direction) float64 {
 		a = min(a, m.sendShare(m.ccOf(p, d))*float64(p.Wmem))
 	}
 	return a
-}
-
-// overfills reports whether a pacing control at p may keep more in
-// flight than the path holds, its BDP and the bottleneck's queue: BBR
-// then overflows a shallow queue and loses what a window the size of
-// the path would not.
-func (m Model) overfills(p Point, d Direction) bool {
-	return m.allows(p, d) > m.Goodput/8*m.IdleRTT.Seconds()+float64(m.Queue)
 }
 
 // Tol is direction d's noise tolerance: Spreads pooled standard

@@ -16,6 +16,7 @@ import (
 	"github.com/tcptune/tcptune/internal/linkset"
 	"github.com/tcptune/tcptune/internal/pmtu"
 	"github.com/tcptune/tcptune/internal/tune"
+	"github.com/tcptune/tcptune/internal/window"
 )
 
 // The keys the simulated host has.
@@ -207,7 +208,13 @@ func (e *Env) input(f flow, p point, bps, secs, pathRate float64, idle time.Dura
 		RTTUS: uint64(f.rttLoaded.Microseconds()), MinRTTUS: uint64(e.s.RTT.Microseconds()), Retransmits: f.retransmits,
 		BitsPerSecond: bps, Streams: p.parallel, InflightBytes: uint64(f.inflight), NotsentBytes: uint64(f.inflight),
 		PathRate: pathRate, IdleRTTUS: uint64(idle.Microseconds()), MSS: uint64(p.mtu - 52), SenderIsLocal: true, SenderCores: 2}
+	// The kernel's autotuning grows the send buffer to what the
+	// congestion window wants, up to tcp_wmem's max: a window held
+	// below its buffer's reach leaves the buffer short of its cap.
 	in.SndBuf = uint64(p.snd)
+	if f.bind != "sndbuf" {
+		in.SndBuf = uint64(min(p.snd, window.SendTarget(int64(f.cwnd), int64(p.mtu-52))))
+	}
 	switch f.bind {
 	case "rwnd":
 		in.RwndLimitedUS = wall * 9 / 10
