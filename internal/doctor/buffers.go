@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
 )
@@ -42,18 +43,19 @@ func checkBuffers(h Host, in inputs) []Result {
 func bufferVerdict(m window.Model, ev string, rate float64, rtt time.Duration, rmax, wmax int64) Result {
 	bdp := window.BDP(rate, rtt)
 	capR, capW := m.RecvCap(rmax, rtt), m.SendCap(wmax, rtt)
+	needR, needW := plan.Needs(bdp, rate, rtt, m.Recv, m.Send, plan.DefaultPolicy(3, 5*time.Second, 0, rtt))
 	r := Result{Check: "buffers", Verdict: OK, Evidence: fmt.Sprintf("%s; BDP %s (%s × %s)", ev, units.FormatSize(float64(bdp)), units.FormatRateShort(rate), units.FormatDuration(rtt))}
 	switch {
 	case capR < rate || capW < rate:
 		r.Verdict = Fail
 		r.Evidence += fmt.Sprintf(": one flow is capped near %s (%.2f of tcp_rmem max and %.2f of tcp_wmem max become window)", units.FormatRateShort(min(capR, capW)), m.Recv, m.Send)
-	case rmax < 2*bdp || wmax < 2*bdp:
+	case rmax < needR || wmax < needW:
 		r.Verdict = Warn
-		r.Evidence += fmt.Sprintf(": less than 2 × BDP leaves no margin; one flow is capped near %s", units.FormatRateShort(min(capR, capW)))
+		r.Evidence += fmt.Sprintf(": below the window model's need with headroom (tcp_rmem max %s, tcp_wmem max %s), no margin for the RTT under load; one flow is capped near %s", units.FormatSize(float64(needR)), units.FormatSize(float64(needW)), units.FormatRateShort(min(capR, capW)))
 	default:
 		return r
 	}
-	r.Why = "buffers of 2 × BDP, with a reason per value"
+	r.Why = "buffers the window model needs for this path (what advise prints, tune's first point), with a reason per value"
 	r.Fix = fmt.Sprintf("tcptune advise --rate %s --rtt %v", units.FormatRateFlag(rate), rtt.Round(100*time.Microsecond))
 	return r
 }

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/pmtu"
+	"github.com/tcptune/tcptune/internal/window"
 )
 
 // tree writes a fixture tree: files (path → content) and symlinks
@@ -498,6 +500,29 @@ func TestLowMTUFixOnlyWhatFits(t *testing.T) {
 		r := results(t, Host{Root: root, Iface: "ov0"})["mtu"]
 		if r.Verdict != c.want || r.Fix != c.fix {
 			t.Errorf("%s: %s, fix %q; want %s, fix %q (%+v)", c.name, r.Verdict, r.Fix, c.want, c.fix, r)
+		}
+	}
+}
+
+// The buffers check agrees with advise and tune: OK at the window
+// model's need (plan.Needs), a warning just below it, a failure where
+// the buffer caps one flow below the path.
+func TestBufferVerdictAtTheModelsNeed(t *testing.T) {
+	m, rate, rtt := window.Linux66, 1e9, 50*time.Millisecond
+	bdp := window.BDP(rate, rtt)
+	needR, needW := plan.Needs(bdp, rate, rtt, m.Recv, m.Send, plan.DefaultPolicy(3, 5*time.Second, 0, rtt))
+	for _, c := range []struct {
+		name       string
+		rmax, wmax int64
+		want       Verdict
+	}{
+		{"at the need", needR, needW, OK},
+		{"rmem inside the headroom", needR * 99 / 100, needW, Warn},
+		{"wmem inside the headroom", needR, needW * 99 / 100, Warn},
+		{"the default 4 MiB send buffer", needR, 4 << 20, Fail},
+	} {
+		if r := bufferVerdict(m, "", rate, rtt, c.rmax, c.wmax); r.Verdict != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, r.Verdict, r.Evidence, c.want)
 		}
 	}
 }
