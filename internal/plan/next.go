@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/tcptune/tcptune/internal/stats"
 )
 
 // rating is a point's standing per direction: the share of the
@@ -34,12 +36,12 @@ func (s State) measured(p Point, d Direction) (float64, Kind) {
 		return mean(xs), Full // a set's rate is its mean (see Fit)
 	}
 	if xs := pick(d, Screen); len(xs) > 0 {
-		return median(xs), Screen
+		return stats.Median(xs), Screen
 	}
 	if both {
 		for _, o := range s.Model.Dirs {
 			if xs := pick(o, Screen); o != d && len(xs) > 0 {
-				return median(xs), Screen
+				return stats.Median(xs), Screen
 			}
 		}
 	}
@@ -261,14 +263,4 @@ func mean(xs []float64) float64 {
 		t += x
 	}
 	return t / float64(len(xs))
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

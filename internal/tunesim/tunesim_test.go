@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/tune"
 )
 
@@ -168,18 +168,8 @@ func TestBaseline(t *testing.T) {
 			}
 		}
 		rows = append(rows, fmt.Sprintf("| %s | %d | %.0f%% | %.2f | %.2f | %.2f | %.0f | %.0f%% |", s.Name, len(worst),
-			100*float64(at95)/float64(len(worst)), median(worst), slices.Min(worst), median(mem), median(secs), 100*float64(kept)/float64(len(worst))))
+			100*float64(at95)/float64(len(worst)), stats.Median(worst), slices.Min(worst), stats.Median(mem), stats.Median(secs), 100*float64(kept)/float64(len(worst))))
 	}
 	t.Logf("seeds %d from %d\n| scenario | seeds | ≥ 95%% of the oracle | median share | worst share | memory × cheapest | trial-seconds | kept |\n|---|---|---|---|---|---|---|---|\n%s",
 		*seeds, *first, strings.Join(rows, "\n"))
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
