@@ -111,9 +111,10 @@ type Result struct {
 	Share  float64 `json:"share"` // share of time in that state, 0..1
 	Shares Shares  `json:"shares"`
 	CapBPS float64 `json:"cap_bits_per_second,omitempty"`
-	// Capped names a buffer that sat at its cap below what the kernel's
-	// autotuning wanted while another limit bound ("send-buffer"): the
-	// buffer to try raising.
+	// Capped names a buffer that sat at its cap while another limit
+	// bound ("send-buffer"): below what the kernel's autotuning wanted
+	// for the window, or full only because a queue stretched the RTT.
+	// The buffer to try raising: only a trial tells whether it helps.
 	Capped string `json:"capped,omitempty"`
 	// Recovering: the flow was recovering from loss when it sat at the
 	// limit (its send buffer also held what was sent beyond each hole).

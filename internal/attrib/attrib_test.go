@@ -213,6 +213,11 @@ func TestSendBufferReachedThroughAQueue(t *testing.T) {
 	if r.Limit != Network || !strings.Contains(r.Verdict, "only through a queue") || !strings.Contains(r.Advice, "loss") {
 		t.Fatalf("%s", r)
 	}
+	// The buffer was full all the same: whether more of it helps (the
+	// queue is the path's) or hurts (it overflows), only a trial tells.
+	if r.Capped != string(SendBuffer) {
+		t.Errorf("capped %q, want the send buffer", r.Capped)
+	}
 	// Without a known path rate, the surplus in flight over what the
 	// rate needs at the idle RTT says the same: a queue, not the buffer.
 	in.PathRate = 0

@@ -206,7 +206,10 @@ func sndbufCapped(in Input) bool {
 // RTT (capBPS): the surplus sat in a queue, so the buffer is not what
 // held the rate; loss, if any, is.
 func queued(in Input, sh Shares, fl string, capBPS float64) Result {
-	r := Result{Limit: Network, Share: sh.Network, Shares: sh, Advice: cwndAdvice(in)}
+	// The send buffer was full: raising it lets more into flight, which
+	// helps where the queue is the path's and hurts where it overflows;
+	// only a trial tells.
+	r := Result{Limit: Network, Share: sh.Network, Shares: sh, Advice: cwndAdvice(in), Capped: string(SendBuffer)}
 	r.Verdict = fmt.Sprintf("limited by the congestion window: %s in flight reached the send buffer only through a queue (RTT %s → %s); at the idle RTT the buffer allows %s, more than the path's %s",
 		fl, fmtRTT(in.idleRTT()), fmtRTT(in.RTTUS), units.FormatRateShort(capBPS), units.FormatRateShort(in.PathRate))
 	if in.Retransmits > 0 {

@@ -42,10 +42,14 @@ type Model struct {
 	// Spread is each direction's relative noise, pooled over full sets.
 	Spread map[Direction]float64
 	// Queue is the bottleneck's queue in bytes (RTT under load less
-	// the idle RTT, × the rate) where a flow filled the path; Loss the
-	// random loss a flow without a standing queue showed.
+	// the idle RTT, × the rate) where a flow filled the path. Loss is
+	// the path's random loss: the least share of its packets any trial
+	// retransmitted (loss every flow sees, whatever its rate; a queue's
+	// overflow is more, and only where it overflowed); MSS the
+	// trials' largest.
 	Queue int64
 	Loss  float64
+	MSS   int
 	// Loaded is each direction's largest RTT under load.
 	Loaded map[Direction]time.Duration
 }
@@ -76,6 +80,7 @@ func Fit(pr Prior, obs []Obs) Model {
 		Window: map[string]map[Direction]Limit{}, Spread: map[Direction]float64{}, Loaded: map[Direction]time.Duration{}}
 	best := map[Direction]float64{}
 	idle := pr.IdleRTT.Seconds()
+	sawLoss := false
 	for _, o := range obs {
 		d, cc := o.Dir, m.ccOf(o.Point, o.Dir)
 		m.Loaded[d] = max(m.Loaded[d], o.RTT)
@@ -85,9 +90,11 @@ func Fit(pr Prior, obs []Obs) Model {
 			m.Recv = lower(m.Recv, o.Rate*idle/8/float64(o.Point.Rmem))
 		case l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds):
 			m.Send[cc] = lower(m.Send[cc], o.Rate*idle/8/float64(o.Point.Wmem))
-		case l == attrib.Network:
-			if o.Retransmits > 0 && o.RTT > 0 && o.RTT < o.MinRTT*11/10 && o.MSS > 0 && o.Seconds > 0 {
-				m.Loss = max(m.Loss, float64(o.Retransmits)*float64(o.MSS)*8/(o.Rate*o.Seconds))
+		}
+		if o.Retransmits >= 0 && o.MSS > 0 && o.Seconds > 0 && o.Rate > 0 {
+			m.MSS = max(m.MSS, o.MSS)
+			if p := float64(o.Retransmits) * float64(o.MSS) * 8 / (o.Rate * o.Seconds); !sawLoss || p < m.Loss {
+				m.Loss, sawLoss = p, true
 			}
 		}
 		if o.RTT > o.MinRTT && o.MinRTT > 0 && (l == attrib.PathFull || o.Retransmits > 0) {
@@ -168,45 +175,18 @@ func (m *Model) windows(obs []Obs) {
 }
 
 // ambiguous reports whether o's window, held with this host's send
-// buffer at its cap and nothing lost, may be that buffer's: only a
-// trial with more of it (the same control, the same direction) tells,
-// and none has run yet.
+// buffer at its cap (below what autotuning wanted, or full because a
+// queue stretched the RTT), may be that buffer's: only a trial with more
+// of it (the same control, the same direction) tells, and none has run
+// yet.
 func (m Model) ambiguous(o Obs, obs []Obs) bool {
-	if o.limit() != attrib.Network || o.Capped != attrib.SendBuffer || o.Retransmits != 0 || !acts(Wmem, o.Dir, m.BothEnds) {
+	if o.limit() != attrib.Network || o.Capped != attrib.SendBuffer || !acts(Wmem, o.Dir, m.BothEnds) {
 		return false
 	}
 	c := class(m.ccOf(o.Point, o.Dir))
 	return !slices.ContainsFunc(obs, func(x Obs) bool {
 		return x.Dir == o.Dir && x.Point.Wmem > o.Point.Wmem && class(m.ccOf(x.Point, x.Dir)) == c
 	})
-}
-
-// fullSets are the full sets' trials grouped by key and direction, each
-// sorted by rate, in a fixed order.
-func fullSets(obs []Obs, bothEnds bool) [][]Obs {
-	type k struct {
-		p Point
-		d Direction
-	}
-	idx := map[k]int{}
-	var out [][]Obs
-	for _, o := range obs {
-		if o.Kind != Full {
-			continue
-		}
-		x := k{o.Point.key(o.Dir, bothEnds), o.Dir}
-		i, ok := idx[x]
-		if !ok {
-			i = len(out)
-			idx[x] = i
-			out = append(out, nil)
-		}
-		out[i] = append(out[i], o)
-	}
-	for _, s := range out {
-		slices.SortStableFunc(s, func(a, b Obs) int { return cmpFloat(a.Rate, b.Rate) })
-	}
-	return out
 }
 
 // outOfReach reports whether o's limit l is one no knob of this host
@@ -224,14 +204,6 @@ func (m Model) outOfReach(o Obs, l attrib.Limit) bool {
 		return acts(Rmem, o.Dir, m.BothEnds) && m.recvShare()*float64(o.Point.Rmem)*8/m.IdleRTT.Seconds() >= m.Goodput
 	}
 	return false
-}
-
-func meanRate(set []Obs) float64 {
-	t := 0.0
-	for _, o := range set {
-		t += o.Rate
-	}
-	return t / float64(len(set))
 }
 
 func lower(was, v float64) float64 {
@@ -274,10 +246,37 @@ func (m Model) sendShare(cc string) float64 {
 	return m.SendShare
 }
 
+// mirror is the direction that stands for d where d has learned
+// nothing: in the lab both ends carry the same settings over the same
+// link, so one direction's lessons hold for the other ("" elsewhere).
+func (m Model) mirror(d Direction) Direction {
+	if !m.BothEnds {
+		return ""
+	}
+	return map[Direction]Direction{Forward: Reverse, Reverse: Forward}[d]
+}
+
+// ceiling is d's ceiling, or in the lab its mirror's (0: none).
+func (m Model) ceiling(d Direction) float64 {
+	if c := m.Ceiling[d]; c > 0 {
+		return c
+	}
+	return m.Ceiling[m.mirror(d)]
+}
+
+// window is a class's window limit in d, or in the lab its mirror's.
+func (m Model) window(c string, d Direction) (Limit, bool) {
+	if w, ok := m.Window[c][d]; ok {
+		return w, true
+	}
+	w, ok := m.Window[c][m.mirror(d)]
+	return w, ok
+}
+
 // Target is what direction d can reach: the path's goodput, or less
 // where something no knob of this host moves holds it.
 func (m Model) Target(d Direction) float64 {
-	if c := m.Ceiling[d]; c > 0 && c < m.Goodput {
+	if c := m.ceiling(d); c > 0 && c < m.Goodput {
 		return c
 	}
 	return m.Goodput
@@ -288,24 +287,46 @@ func (m Model) Target(d Direction) float64 {
 // allows over the idle RTT, a congestion window's limit for p's
 // control, and the direction's ceiling.
 func (m Model) Predict(p Point, d Direction) float64 {
-	r, idle := math.Inf(1), m.IdleRTT.Seconds()
+	w, c := m.predict(p, d)
+	return min(w, c)
+}
+
+// predict is Predict in its two parts: what the buffers allow (window,
+// whose share a trial may yet show smaller: a prediction takes the
+// noise as headroom on it) and what holds the flow whatever the
+// buffers (caps: a control's window limit, its response to random loss,
+// the direction's ceiling).
+func (m Model) predict(p Point, d Direction) (window, caps float64) {
+	window, caps = math.Inf(1), math.Inf(1)
+	idle := m.IdleRTT.Seconds()
 	if idle <= 0 {
-		return m.Target(d)
+		return m.Target(d), m.Target(d)
 	}
 	if acts(Rmem, d, m.BothEnds) {
-		r = min(r, m.recvShare()*float64(p.Rmem)*8/idle)
+		window = min(window, m.recvShare()*float64(p.Rmem)*8/idle)
 	}
 	cc := m.ccOf(p, d)
 	if acts(Wmem, d, m.BothEnds) {
-		r = min(r, m.sendShare(cc)*float64(p.Wmem)*8/idle)
+		window = min(window, m.sendShare(cc)*float64(p.Wmem)*8/idle)
 	}
-	if w, ok := m.Window[class(cc)][d]; ok && m.allows(p, d) >= w.From {
-		r = min(r, w.Rate)
+	if w, ok := m.window(class(cc), d); ok && m.allows(p, d) >= w.From {
+		caps = min(caps, w.Rate)
 	}
-	if c := m.Ceiling[d]; c > 0 {
-		r = min(r, c)
+	if !Paces(cc) && m.Loss > 0 && m.MSS > 0 {
+		caps = min(caps, lossBound(m.MSS, idle, m.Loss))
 	}
-	return r
+	if c := m.ceiling(d); c > 0 {
+		caps = min(caps, c)
+	}
+	return window, caps
+}
+
+// lossBound is what a control that cuts its window at each loss carries
+// under random loss p (RFC 8312's response functions, bit/s): the larger
+// of Reno's window, 1.22 ÷ √p segments, and CUBIC's, 1.17 × (RTT ÷ p)^¾.
+func lossBound(mss int, rtt, p float64) float64 {
+	w := max(1.22/math.Sqrt(p), 1.17*math.Pow(rtt/p, 0.75))
+	return w * float64(mss) * 8 / rtt
 }
 
 // allows is the payload the buffers of this host that act on d let in

@@ -39,6 +39,13 @@ func (s State) measured(p Point, d Direction) (float64, Kind) {
 		return stats.Median(xs), Screen
 	}
 	if both {
+		// The lab's ends are alike: the other direction's trials stand
+		// for this one's.
+		for _, o := range s.Model.Dirs {
+			if xs := pick(o, Full); o != d && len(xs) > 0 {
+				return mean(xs), Full
+			}
+		}
 		for _, o := range s.Model.Dirs {
 			if xs := pick(o, Screen); o != d && len(xs) > 0 {
 				return stats.Median(xs), Screen
@@ -57,7 +64,8 @@ func (s State) rate(p Point, pol Policy) rating {
 		switch {
 		case t <= 0:
 		case k == 0:
-			r.value[d] = min(1, s.Model.Predict(p, d)/(t*(1+s.Model.Tol(d, pol))))
+			w, c := s.Model.predict(p, d)
+			r.value[d] = min(1, w/(t*(1+s.Model.Tol(d, pol))), c/t)
 		default:
 			r.value[d] = min(1, x/t)
 		}
@@ -68,10 +76,14 @@ func (s State) rate(p Point, pol Policy) rating {
 
 // atAim reports whether a rating is at the aim in every direction: a
 // measured value within the noise of it, a predicted one at it (its
-// prediction carries the noise as headroom already).
-func (s State) atAim(r rating, aim map[Direction]float64, pol Policy) bool {
+// prediction carries the noise as headroom already). The aim is each
+// direction's best rating, scaled by best: the largest share of them
+// that one point reaches in every direction at once (1 where the knobs
+// act apart; less in the lab, where one setting serves both directions
+// and what suits one may cost the other).
+func (s State) atAim(r rating, aim map[Direction]float64, best float64, pol Policy) bool {
 	for _, d := range s.Model.Dirs {
-		a := aim[d]
+		a := aim[d] * best
 		if r.observed[d] != 0 {
 			a -= s.Model.Tol(d, pol)
 		} else {
@@ -114,15 +126,19 @@ func Next(s State, pol Policy) Action {
 			aim[d] = max(aim[d], v)
 		}
 	}
+	best := 0.0
+	for _, r := range ratings {
+		best = max(best, s.joint(r, aim))
+	}
 	act := Action{Aim: aim}
 	pick := -1
 	for i := range pts {
-		if s.atAim(ratings[i], aim, pol) {
+		if s.atAim(ratings[i], aim, best, pol) {
 			pick = i
 			break
 		}
 	}
-	if q, ok := s.toConfirm(pts, ratings, aim, pol); ok {
+	if q, ok := s.toConfirm(pts, ratings, aim, best, pol); ok {
 		pick = q
 	}
 	if pick < 0 {
@@ -138,7 +154,12 @@ func Next(s State, pol Policy) Action {
 	switch {
 	case r.whole:
 		act.Done, act.Why = true, StopChosen
-	case allObserved(r, s.Model.Dirs) || s.confirming(p):
+	case s.confirming(p) != nil && !s.atAim(r, aim, best, pol):
+		act.Kind, act.Confirm, act.Dirs = Full, true, s.confirming(p)
+		if s.Spent+time.Duration(len(act.Dirs)*pol.Trials)*pol.TrialCost(s.Model.IdleRTT)+full > pol.Budget {
+			return s.outOfTime(pol, pts, ratings, aim, best, full)
+		}
+	case allObserved(r, s.Model.Dirs) || s.confirming(p) != nil:
 		act.Kind, act.Dirs = Full, slices.Clone(s.Model.Dirs)
 		if s.Spent+full > pol.Budget {
 			act = Action{Done: true, Why: StopBudget, Aim: aim}
@@ -155,42 +176,58 @@ func Next(s State, pol Policy) Action {
 		}
 		screen := time.Duration(len(act.Dirs)) * pol.TrialCost(s.Model.IdleRTT)
 		if s.Spent+screen+full > pol.Budget {
-			return s.outOfTime(pol, pts, ratings, aim, full)
+			return s.outOfTime(pol, pts, ratings, aim, best, full)
 		}
 	}
 	return act
 }
 
+// joint is the share of each direction's aim a rating reaches in all
+// of them at once.
+func (s State) joint(r rating, aim map[Direction]float64) float64 {
+	j := math.Inf(1)
+	for _, d := range s.Model.Dirs {
+		if aim[d] > 0 {
+			j = min(j, r.value[d]/aim[d])
+		}
+	}
+	if math.IsInf(j, 1) {
+		return 0
+	}
+	return j
+}
+
 // toConfirm is the cheapest point with a screening short of the aim
 // whose limit only a full set teaches, and no full set of its own.
-func (s State) toConfirm(pts []Point, ratings []rating, aim map[Direction]float64, pol Policy) (int, bool) {
+func (s State) toConfirm(pts []Point, ratings []rating, aim map[Direction]float64, best float64, pol Policy) (int, bool) {
 	for i, p := range pts {
-		if !s.atAim(ratings[i], aim, pol) && s.confirming(p) {
+		if !s.atAim(ratings[i], aim, best, pol) && s.confirming(p) != nil {
 			return i, true
 		}
 	}
 	return 0, false
 }
 
-// confirming reports whether p was screened in a direction where its
-// limit is one only a full set teaches, and has no full set there.
-func (s State) confirming(p Point) bool {
+// confirming is the directions in which p was screened with a limit
+// only a full set teaches, and has no full set (nil: none).
+func (s State) confirming(p Point) []Direction {
+	var out []Direction
 	for _, o := range s.Obs {
-		if o.Point == p && o.Kind == Screen && s.Model.fullSetLearns(o) && !s.Model.ambiguous(o, s.Obs) && !s.fullAt(p, o.Dir) {
-			return true
+		if o.Point == p && o.Kind == Screen && s.Model.fullSetLearns(o) && !s.Model.ambiguous(o, s.Obs) && !s.fullAt(p, o.Dir) && !slices.Contains(out, o.Dir) {
+			out = append(out, o.Dir)
 		}
 	}
-	return false
+	return out
 }
 
 // outOfTime is Next's action when another screening would not leave
 // the full set's time: the full set of the cheapest point measured in
 // every direction at the aim, if it fits and has none; else done.
-func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim map[Direction]float64, full time.Duration) Action {
+func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim map[Direction]float64, best float64, full time.Duration) Action {
 	act := Action{Done: true, Why: StopBudget, Aim: aim}
 	for i, p := range pts {
 		r := ratings[i]
-		if !s.atAim(r, aim, pol) {
+		if !s.atAim(r, aim, best, pol) {
 			continue
 		}
 		if !allObserved(r, s.Model.Dirs) {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/attrib"
@@ -89,6 +90,9 @@ type Action struct {
 	// Untried counts the points the model still rated at the aim when
 	// the budget ran out.
 	Untried int
+	// Confirm: a full set that confirms a screening's limit in its
+	// directions only (Dirs), not one that may make a choice.
+	Confirm bool
 }
 
 // Stop says why Next is done.
@@ -108,4 +112,40 @@ type State struct {
 	Model Model
 	Obs   []Obs
 	Spent time.Duration
+}
+
+// fullSets are the full sets' trials grouped by key and direction, each
+// sorted by rate, in a fixed order.
+func fullSets(obs []Obs, bothEnds bool) [][]Obs {
+	type k struct {
+		p Point
+		d Direction
+	}
+	idx := map[k]int{}
+	var out [][]Obs
+	for _, o := range obs {
+		if o.Kind != Full {
+			continue
+		}
+		x := k{o.Point.key(o.Dir, bothEnds), o.Dir}
+		i, ok := idx[x]
+		if !ok {
+			i = len(out)
+			idx[x] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], o)
+	}
+	for _, s := range out {
+		slices.SortStableFunc(s, func(a, b Obs) int { return cmpFloat(a.Rate, b.Rate) })
+	}
+	return out
+}
+
+func meanRate(set []Obs) float64 {
+	t := 0.0
+	for _, o := range set {
+		t += o.Rate
+	}
+	return t / float64(len(set))
 }

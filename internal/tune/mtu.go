@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"fmt"
+	"github.com/tcptune/tcptune/internal/plan"
 	"slices"
 	"strconv"
 
@@ -151,6 +152,18 @@ func (r *runner) jumbo(ctx context.Context, choice *Candidate) (*Candidate, erro
 	res.Steps = append(res.Steps, fmt.Sprintf("path MTU: %d carried and gained (%s per direction): %s becomes the choice (goodput now judged at MTU %d: %s)", target, trialsText(n), c.Name, target, rate(res.Goodput)))
 	c.Status = "chosen: the path carries a larger MTU"
 	return c, nil
+}
+
+// mtuSettings are the settings of c that carry its MTU: an interface's
+// MTU and the guard that goes with it.
+func mtuSettings(c *Candidate) []Setting {
+	var out []Setting
+	for _, st := range c.Settings {
+		if knobOf(st.Key) == plan.MTU || st.Key == keyMTUProbing {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // beyondGoodput reports whether a trial of c carried more than the

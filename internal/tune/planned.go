@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -14,11 +15,12 @@ import (
 
 // planned is the model-driven search: internal/plan decides each trial
 // from a model every trial updates (Next) and the point to keep
-// (Choose); this carries the trials out. The baseline's full set is the
-// first observation (start's screenings where a host queue's raise was
-// screened before the search). The choice returned has a full set of
-// its own, which is its verification.
-func (r *runner) planned(ctx context.Context, base, start *Candidate) (*Candidate, error) {
+// (Choose); this carries the trials out. start's trials are the first
+// observations: the baseline's full set, or the screenings of the point
+// the search starts from (a host queue's raise, a larger MTU). The
+// choice returned has a full set of its own, which is its verification;
+// where none has one, it is fallback.
+func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate) (*Candidate, error) {
 	res := r.res
 	pol := plan.DefaultPolicy(r.o.Trials, r.o.Time, r.omit, res.RTT)
 	if r.o.Budget > 0 {
@@ -30,12 +32,13 @@ func (r *runner) planned(ctx context.Context, base, start *Candidate) (*Candidat
 	grid.Idle = base.Idle
 	r.pr.Stage("searching: a model of the path predicts where each setting gets (%s × %s = %s; rungs %.2f× apart up to %g × BDP; congestion controls %s); every trial updates it",
 		rate(res.Rate), fmtDur(res.RTT), size(res.BDP), pol.Rung, pol.TopBDP, strings.Join(grid.CCs, ", "))
-	cands := map[plan.Point]*Candidate{grid.Base: start}
+	sp := plan.Point{Rmem: start.RmemMax, Wmem: start.WmemMax, CC: cmp.Or(start.Congestion, grid.Default)}
+	cands := map[plan.Point]*Candidate{sp: start}
 	kind := plan.Full
 	if start != base {
 		kind = plan.Screen
 	}
-	obs := observe(start, grid.Base, kind, 0)
+	obs := observe(start, sp, kind, 0)
 	var m plan.Model
 	for {
 		m = plan.Fit(r.prior(), obs)
@@ -49,16 +52,22 @@ func (r *runner) planned(ctx context.Context, base, start *Candidate) (*Candidat
 			c = r.pointCandidate(act.Point, grid, m)
 			cands[act.Point] = c
 		}
-		n, what := 1, "screen"
-		if act.Kind == plan.Full {
-			n, what = r.o.Trials, "full set"
+		n, what, dirs := 1, "screen", act.Dirs
+		switch {
+		case act.Confirm:
+			n, what = r.o.Trials, "full set (confirming its screening's limit)"
+		case act.Kind == plan.Full:
+			// A full set runs every direction: one this host does not
+			// control is measured for the report (its drift), never
+			// judged.
+			n, what, dirs = r.o.Trials, "full set", r.o.Directions
 		}
 		res.Steps = append(res.Steps, fmt.Sprintf("%s: %s — %s", what, c.Name, predicted(act, m)))
-		if act.Kind == plan.Full {
+		if act.Kind == plan.Full && !act.Confirm {
 			r.pr.Stage("full set of %s: %d trials per direction (the verification, if it is chosen)", c.Name, n)
 		}
 		from := len(c.Trials)
-		for _, d := range act.Dirs {
+		for _, d := range dirs {
 			if err := r.trials(ctx, c, n, []Direction{d}, TrialSpec{Congestion: c.Congestion}); err != nil {
 				return nil, err
 			}
@@ -69,24 +78,31 @@ func (r *runner) planned(ctx context.Context, base, start *Candidate) (*Candidat
 	pick, ok := plan.Choose(st, pol)
 	choice := cands[pick]
 	if !ok || choice == nil {
-		choice = base
+		choice = fallback
 	}
 	r.describe(cands, choice, st, pol)
 	if choice.Congestion != "" {
 		r.defaultCC(choice)
 	}
 	r.explain(choice, pol.TopBDP)
+	return choice, nil
+}
+
+// reportLevers screens, with the choice's settings, the application
+// settings that may do what no setting of this host does: 4 parallel
+// streams where the congestion window held the choice short of the
+// path, and zero-copy sends too where a core ran flat out. Reported,
+// never applied.
+func (r *runner) reportLevers(ctx context.Context, choice *Candidate) error {
 	if held := r.windowHeld(choice, false); held != "" {
 		if err := r.parallelLever(ctx, choice, held); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if why := r.cpuHeld(choice); why != "" {
-		if err := r.cpuLevers(ctx, choice, why); err != nil {
-			return nil, err
-		}
+		return r.cpuLevers(ctx, choice, why)
 	}
-	return choice, nil
+	return nil
 }
 
 // prior is what the model knows before the search's trials: the path

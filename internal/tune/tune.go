@@ -285,22 +285,42 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 			if choice, err = r.search(ctx, start); err != nil {
 				return res, err
 			}
-		} else if choice, err = r.planned(ctx, base, start); err != nil {
+			if err := r.compare(ctx); err != nil {
+				return res, err
+			}
+			if choice, err = r.reopen(ctx, base, choice); err != nil {
+				return res, err
+			}
+		} else if choice, err = r.planned(ctx, base, start, base); err != nil {
+			return res, err
+		}
+	}
+	// A path that carries a larger MTU can gain even when the buffers
+	// fill it at this one.
+	before := choice
+	if choice, err = r.jumbo(ctx, choice); err != nil {
+		return res, err
+	}
+	if choice != before && o.Search != SearchLegacy {
+		// The MTU changes what every other setting yields (the MSS, the
+		// buffers' shares, a core's cost per byte): the search goes on
+		// at the new MTU, from the point that carried it, and every
+		// point carries it.
+		r.extra = append(r.extra, mtuSettings(choice)...)
+		res.Steps = append(res.Steps, "the MTU changes what every setting yields (the MSS, the buffers' shares, a core's cost per byte): the search goes on at the new MTU")
+		if choice, err = r.planned(ctx, base, choice, choice); err != nil {
+			return res, err
+		}
+	}
+	if o.Search != SearchLegacy && !res.AlreadyFull {
+		// What is reported, not applied, after the search's budget: the
+		// application's levers and the reference profiles.
+		if err := r.reportLevers(ctx, choice); err != nil {
 			return res, err
 		}
 		if err := r.compare(ctx); err != nil {
 			return res, err
 		}
-		if o.Search == SearchLegacy {
-			if choice, err = r.reopen(ctx, base, choice); err != nil {
-				return res, err
-			}
-		}
-	}
-	// A path that carries a larger MTU can gain even when the buffers
-	// fill it at this one.
-	if choice, err = r.jumbo(ctx, choice); err != nil {
-		return res, err
 	}
 	if pm := res.PathMTU; pm != nil {
 		if t, ok := medianTrial(base, res.Controllable[0]); ok {
