@@ -379,3 +379,53 @@ func TestNeedsIsTheFirstProposal(t *testing.T) {
 		t.Errorf("rmem need %.2f × BDP", f)
 	}
 }
+
+// In the lab one setting serves both directions: where the best of one
+// direction costs the other, the aim is what one point reaches in both
+// (before, no point was at both directions' bests and the search
+// stopped with nothing). A direction's lessons stand for the other's.
+func TestLabAimIsJoint(t *testing.T) {
+	p, g := pol(), grid(pol())
+	bbr := Point{Rmem: g.Base.Rmem, Wmem: g.Base.Wmem, CC: "bbr"}
+	var obs []Obs
+	obs = append(obs, full(g.Base, Forward, attrib.Network, 0.1*gp)...) // a short transmit ring: cubic collapses forward
+	obs = append(obs, full(g.Base, Reverse, attrib.PathFull, gp)...)
+	obs = append(obs, full(bbr, Forward, attrib.Network, 0.93*gp)...) // bbr gets 93% both ways
+	obs = append(obs, full(bbr, Reverse, attrib.Network, 0.93*gp)...)
+	for i := range obs {
+		obs[i].Retransmits = 40
+	}
+	st := State{Grid: g, Model: Fit(prior(true), obs), Obs: obs}
+	a := Next(st, p)
+	if a.Why == StopNothing {
+		t.Fatalf("no point at the aim: %+v", a)
+	}
+	if ch, _ := Choose(st, p); ch.CC != "bbr" {
+		t.Errorf("chose %+v, want bbr", ch)
+	}
+	m := Fit(prior(true), full(g.Base, Forward, attrib.CPU, 0.5*gp))
+	if m.Target(Reverse) != m.Target(Forward) || m.Target(Reverse) > 0.52*gp {
+		t.Errorf("lab: forward's ceiling does not stand for reverse: %.0f, %.0f", m.Target(Forward), m.Target(Reverse))
+	}
+}
+
+// Random loss, the least any trial lost, bounds a control that cuts its
+// window at each loss, not a pacing one; none without loss.
+func TestRandomLossBoundsLossBased(t *testing.T) {
+	big := Point{Rmem: 40 * mib, Wmem: 40 * mib}
+	for _, c := range []struct {
+		retrans    int64
+		cubicBelow float64
+	}{{0, gp}, {1000, 0.2 * gp}} {
+		o := held(Point{Rmem: 6 * mib, Wmem: 4 * mib, CC: "bbr"}, Forward, Screen, attrib.SendBuffer, 400e6)
+		o.Retransmits = c.retrans
+		m := Fit(prior(true), []Obs{o})
+		big.CC = "cubic"
+		cu := m.Predict(big, Forward)
+		big.CC = "bbr"
+		bb := m.Predict(big, Forward)
+		if c.retrans == 0 && (cu < gp || bb < gp) || c.retrans > 0 && (cu > c.cubicBelow || bb < gp) {
+			t.Errorf("%d retransmits: cubic %.0f, bbr %.0f", c.retrans, cu, bb)
+		}
+	}
+}
