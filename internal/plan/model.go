@@ -75,9 +75,9 @@ func class(cc string) string {
 }
 
 // Fit is the model the observations imply.
-func Fit(pr Prior, obs []Obs) Model {
+func Fit(pr Prior, obs []Obs, pol Policy) Model {
 	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[Direction]float64{},
-		Window: map[string]map[Direction]Limit{}, Spread: map[Direction]float64{}, Loaded: map[Direction]time.Duration{}}
+		Window: map[string]map[Direction]Limit{}, Spread: spreads(obs, pr.BothEnds), Loaded: map[Direction]time.Duration{}}
 	best := map[Direction]float64{}
 	idle := pr.IdleRTT.Seconds()
 	sawLoss := false
@@ -85,6 +85,9 @@ func Fit(pr Prior, obs []Obs) Model {
 		d, cc := o.Dir, m.ccOf(o.Point, o.Dir)
 		m.Loaded[d] = max(m.Loaded[d], o.RTT)
 		l := o.limit()
+		if m.buffers(o, obs, pol) {
+			l = attrib.SendBuffer // more of it did better: it was the buffer's
+		}
 		switch {
 		case l == attrib.ReceiverWindow && acts(Rmem, d, pr.BothEnds):
 			m.Recv = lower(m.Recv, o.Rate*idle/8/float64(o.Point.Rmem))
@@ -119,12 +122,11 @@ func Fit(pr Prior, obs []Obs) Model {
 			m.Ceiling[d] = max(m.Ceiling[d], rate)
 		}
 	}
-	m.windows(obs)
+	m.windows(obs, pol)
 	// A ceiling is at least what a full set in the direction carried.
 	for d, c := range m.Ceiling {
 		m.Ceiling[d] = max(c, best[d])
 	}
-	m.Spread = spreads(obs, pr.BothEnds)
 	return m
 }
 
@@ -136,7 +138,7 @@ func Fit(pr Prior, obs []Obs) Model {
 // limit is their mean. A control that cuts its window at each loss is
 // held below that too; a pacing one may not be (with less in flight it
 // need not overfill a shallow queue).
-func (m *Model) windows(obs []Obs) {
+func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
 		d Direction
@@ -145,7 +147,7 @@ func (m *Model) windows(obs []Obs) {
 	var order []ck
 	usable := func(o Obs) bool {
 		l := o.limit()
-		return (l == attrib.Network || l == attrib.PathFull) && !m.ambiguous(o, obs)
+		return (l == attrib.Network || l == attrib.PathFull) && !m.ambiguous(o, obs, pol)
 	}
 	for _, o := range obs {
 		k := ck{class(m.ccOf(o.Point, o.Dir)), o.Dir}
@@ -178,14 +180,33 @@ func (m *Model) windows(obs []Obs) {
 // buffer at its cap (below what autotuning wanted, or full because a
 // queue stretched the RTT), may be that buffer's: only a trial with more
 // of it (the same control, the same direction) tells, and none has run
-// yet.
-func (m Model) ambiguous(o Obs, obs []Obs) bool {
+// yet, or one did better by more than the noise.
+func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
 	if o.limit() != attrib.Network || o.Capped != attrib.SendBuffer || !acts(Wmem, o.Dir, m.BothEnds) {
 		return false
 	}
+	return !m.more(o, obs, func(Obs) bool { return true }) || m.buffers(o, obs, pol)
+}
+
+// buffers reports whether o's window, held by loss with the send buffer
+// at its cap, was the buffer's after all: a lossy flow's send buffer
+// also holds what it sent beyond each hole, and a trial with more of it
+// (the same control, the same direction) did better by more than the
+// noise. Without loss a trial that did better says nothing of the
+// buffer (cubic's two modes differ by more than that).
+func (m Model) buffers(o Obs, obs []Obs, pol Policy) bool {
+	if o.limit() != attrib.Network || o.Capped != attrib.SendBuffer || o.Retransmits <= 0 || !acts(Wmem, o.Dir, m.BothEnds) {
+		return false
+	}
+	return m.more(o, obs, func(x Obs) bool { return x.Rate > o.Rate*(1+m.Tol(o.Dir, pol)) })
+}
+
+// more reports whether a trial with more send buffer than o's, the same
+// control and direction, meets ok.
+func (m Model) more(o Obs, obs []Obs, ok func(Obs) bool) bool {
 	c := class(m.ccOf(o.Point, o.Dir))
-	return !slices.ContainsFunc(obs, func(x Obs) bool {
-		return x.Dir == o.Dir && x.Point.Wmem > o.Point.Wmem && class(m.ccOf(x.Point, x.Dir)) == c
+	return slices.ContainsFunc(obs, func(x Obs) bool {
+		return x.Dir == o.Dir && x.Point.Wmem > o.Point.Wmem && class(m.ccOf(x.Point, x.Dir)) == c && ok(x)
 	})
 }
 

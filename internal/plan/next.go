@@ -154,12 +154,12 @@ func Next(s State, pol Policy) Action {
 	switch {
 	case r.whole:
 		act.Done, act.Why = true, StopChosen
-	case s.confirming(p) != nil && !s.atAim(r, aim, best, pol):
-		act.Kind, act.Confirm, act.Dirs = Full, true, s.confirming(p)
+	case s.confirming(p, pol) != nil && !s.atAim(r, aim, best, pol):
+		act.Kind, act.Confirm, act.Dirs = Full, true, s.confirming(p, pol)
 		if s.Spent+time.Duration(len(act.Dirs)*pol.Trials)*pol.TrialCost(s.Model.IdleRTT)+full > pol.Budget {
 			return s.outOfTime(pol, pts, ratings, aim, best, full)
 		}
-	case allObserved(r, s.Model.Dirs) || s.confirming(p) != nil:
+	case allObserved(r, s.Model.Dirs) || s.confirming(p, pol) != nil:
 		act.Kind, act.Dirs = Full, slices.Clone(s.Model.Dirs)
 		if s.Spent+full > pol.Budget {
 			act = Action{Done: true, Why: StopBudget, Aim: aim}
@@ -201,7 +201,7 @@ func (s State) joint(r rating, aim map[Direction]float64) float64 {
 // whose limit only a full set teaches, and no full set of its own.
 func (s State) toConfirm(pts []Point, ratings []rating, aim map[Direction]float64, best float64, pol Policy) (int, bool) {
 	for i, p := range pts {
-		if !s.atAim(ratings[i], aim, best, pol) && s.confirming(p) != nil {
+		if !s.atAim(ratings[i], aim, best, pol) && s.confirming(p, pol) != nil {
 			return i, true
 		}
 	}
@@ -210,10 +210,10 @@ func (s State) toConfirm(pts []Point, ratings []rating, aim map[Direction]float6
 
 // confirming is the directions in which p was screened with a limit
 // only a full set teaches, and has no full set (nil: none).
-func (s State) confirming(p Point) []Direction {
+func (s State) confirming(p Point, pol Policy) []Direction {
 	var out []Direction
 	for _, o := range s.Obs {
-		if o.Point == p && o.Kind == Screen && s.Model.fullSetLearns(o) && !s.Model.ambiguous(o, s.Obs) && !s.fullAt(p, o.Dir) && !slices.Contains(out, o.Dir) {
+		if o.Point == p && o.Kind == Screen && s.Model.fullSetLearns(o) && !s.Model.ambiguous(o, s.Obs, pol) && !s.fullAt(p, o.Dir) && !slices.Contains(out, o.Dir) {
 			out = append(out, o.Dir)
 		}
 	}

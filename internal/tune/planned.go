@@ -41,7 +41,7 @@ func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate) 
 	obs := observe(start, sp, kind, 0)
 	var m plan.Model
 	for {
-		m = plan.Fit(r.prior(), obs)
+		m = plan.Fit(r.prior(), obs, pol)
 		act := plan.Next(plan.State{Grid: grid, Model: m, Obs: obs, Spent: r.spent()}, pol)
 		if act.Done {
 			res.Steps = append(res.Steps, stopLine(act, m))
