@@ -456,3 +456,18 @@ func TestLossyWindowHeldByItsBuffer(t *testing.T) {
 		}
 	}
 }
+
+// The host's send buffer is for its applications: a trial whose writer
+// kept the buffer fuller than an application's (tcptune's engine: 0.95)
+// never lowers the need below the prior's share; a lower share is
+// learned.
+func TestSendShareNeverAboveThePrior(t *testing.T) {
+	base := Point{Rmem: 6 * mib, Wmem: 4 * mib, CC: "cubic"}
+	for _, c := range []struct{ share, want float64 }{{0.95, 0.8}, {0.6, 0.6}} {
+		x := c.share * float64(4*mib) * 8 / rtt.Seconds()
+		m := Fit(prior(true), []Obs{held(base, Forward, Screen, attrib.SendBuffer, x)}, pol())
+		if got := m.sendShare("cubic"); math.Abs(got-c.want) > 1e-6 {
+			t.Errorf("a trial at share %.2f: the model's %.3f, want %.2f", c.share, got, c.want)
+		}
+	}
+}
