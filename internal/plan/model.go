@@ -177,10 +177,8 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 }
 
 // ambiguous reports whether o's window, held with this host's send
-// buffer at its cap (below what autotuning wanted, or full because a
-// queue stretched the RTT), may be that buffer's: only a trial with more
-// of it (the same control, the same direction) tells, and none has run
-// yet, or one did better by more than the noise.
+// buffer at its cap, may be that buffer's: no trial with more of it (the
+// same control and direction) has told yet, or one did better.
 func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
 	if o.limit() != attrib.Network || o.Capped != attrib.SendBuffer || !acts(Wmem, o.Dir, m.BothEnds) {
 		return false
@@ -189,11 +187,10 @@ func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
 }
 
 // buffers reports whether o's window, held by loss with the send buffer
-// at its cap, was the buffer's after all: a lossy flow's send buffer
-// also holds what it sent beyond each hole, and a trial with more of it
-// (the same control, the same direction) did better by more than the
-// noise. Without loss a trial that did better says nothing of the
-// buffer (cubic's two modes differ by more than that).
+// at its cap, was the buffer's: a lossy flow's send buffer also holds
+// what it sent beyond each hole, and a trial with more of it did better
+// by more than the noise (without loss that says nothing: cubic's two
+// modes differ by more).
 func (m Model) buffers(o Obs, obs []Obs, pol Policy) bool {
 	if o.limit() != attrib.Network || o.Capped != attrib.SendBuffer || o.Retransmits <= 0 || !acts(Wmem, o.Dir, m.BothEnds) {
 		return false
@@ -250,6 +247,16 @@ func (m Model) recvShare() float64 {
 	return m.RecvShare
 }
 
+// ShareOf is the share of buffer k the model predicts with (a send
+// buffer's for control cc), and whether trials taught it.
+func (m Model) ShareOf(k Knob, cc string) (float64, bool) {
+	if k == Rmem {
+		return m.recvShare(), m.Recv > 0
+	}
+	s := m.sendShare(cc)
+	return s, s != m.SendShare
+}
+
 // sendShare is cc's learned share, else the largest another control
 // showed (the writer's, which a control shares until its own trials say
 // otherwise), never above the prior's: the trials' writer (tcptune's
@@ -269,9 +276,8 @@ func (m Model) sendShare(cc string) float64 {
 	return min(s, m.SendShare)
 }
 
-// mirror is the direction that stands for d where d has learned
-// nothing: in the lab both ends carry the same settings over the same
-// link, so one direction's lessons hold for the other ("" elsewhere).
+// mirror is the direction that stands for d where d has learned nothing:
+// in the lab both ends are alike ("" elsewhere).
 func (m Model) mirror(d Direction) Direction {
 	if !m.BothEnds {
 		return ""

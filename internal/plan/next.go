@@ -74,13 +74,11 @@ func (s State) rate(p Point, pol Policy) rating {
 	return r
 }
 
-// atAim reports whether a rating is at the aim in every direction: a
-// measured value within the noise of it, a predicted one at it (its
-// prediction carries the noise as headroom already). The aim is each
-// direction's best rating, scaled by best: the largest share of them
-// that one point reaches in every direction at once (1 where the knobs
-// act apart; less in the lab, where one setting serves both directions
-// and what suits one may cost the other).
+// atAim reports whether a rating is at the aim in every direction (a
+// measured value within the noise, a predicted one at it: it has the
+// headroom). The aim is each direction's best rating × best, the share
+// of them one point reaches at once (1 where the knobs act apart; less
+// in the lab, where one setting serves both directions).
 func (s State) atAim(r rating, aim map[Direction]float64, best float64, pol Policy) bool {
 	for _, d := range s.Model.Dirs {
 		a := aim[d] * best
@@ -107,15 +105,13 @@ func (s State) fullAt(p Point, d Direction) bool {
 	return false
 }
 
-// Next is what to measure next: the cheapest point that the model rates
-// at the aim in every direction this host controls (each direction's
-// aim is the best rating any point has there: its target, or as near as
-// the grid gets; knobs that act apart are so planned apart), screened
-// where it is only predicted, given its full set where its screenings
-// (or, with knobs acting apart, other points' trials in each direction)
-// reach the aim. A screening short of the aim whose limit only a full
-// set judges gets its full set first. Done when the point has its full
-// set, or when the budget would not leave the time of the final full set.
+// Next is what to measure next: the cheapest point the model rates at
+// the aim in every direction this host controls, screened where it is
+// only predicted, given its full set where its screenings (or other
+// points' trials with the same knobs acting) reach the aim. A screening
+// short of the aim whose limit only a full set judges gets its full set
+// first. Done when the point has its full set, or when the budget would
+// not leave the time of the final full set.
 func Next(s State, pol Policy) Action {
 	pts := s.Grid.Points()
 	ratings := make([]rating, len(pts))

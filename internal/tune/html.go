@@ -173,7 +173,7 @@ table{border-collapse:collapse;margin:1em 0}td,th{border-bottom:1px solid #ddd;p
 </style></head><body>
 <h1>tcptune tune</h1>
 <p>{{.R.Env}} — RTT {{printf "%.1f" .R.RTTms}} ms, rate {{.Rate}} ({{.R.RateSource}}), BDP {{.BDP}}.
-up to {{.R.Options.Trials}} trials of {{.R.Options.TimeS}} s per direction for the baseline and the verification, one to screen each step; throughput is {{.R.CountedBy}}.</p>
+full sets of {{.R.Options.Trials}} trials of {{.R.Options.TimeS}} s per direction (the baseline's, and the choice's: its verification), one trial to screen a point; throughput is {{.R.CountedBy}}.</p>
 {{range .Headlines}}<p class="headline">{{.}}</p>{{end}}
 <p>{{.R.Why}}</p>
 {{if .R.Steps}}<h2>Search</h2><ul>{{range .R.Steps}}<li>{{.}}</li>{{end}}</ul>{{end}}

@@ -156,17 +156,17 @@ func observe(c *Candidate, p plan.Point, k plan.Kind, from int) []plan.Obs {
 func (r *runner) pointCandidate(p plan.Point, g plan.Grid, m plan.Model) *Candidate {
 	why := map[string]string{}
 	for _, k := range []struct {
-		key        string
-		knob       plan.Knob
-		v, base    int64
-		share, was float64
-	}{{keyRmem, plan.Rmem, p.Rmem, g.Base.Rmem, m.Recv, m.RecvShare}, {keyWmem, plan.Wmem, p.Wmem, g.Base.Wmem, m.Send[p.CC], m.SendShare}} {
+		key     string
+		knob    plan.Knob
+		v, base int64
+	}{{keyRmem, plan.Rmem, p.Rmem, g.Base.Rmem}, {keyWmem, plan.Wmem, p.Wmem, g.Base.Wmem}} {
 		if k.v == k.base {
 			continue
 		}
+		share, learned := m.ShareOf(k.knob, p.CC)
 		src := "learned from the trials a buffer held"
-		if k.share == 0 {
-			k.share, src = k.was, "the window model's prior"
+		if !learned {
+			src = "the window model's, for an application's writer"
 		}
 		var dirs []string
 		for _, d := range plan.Acts(k.knob, m.BothEnds) {
@@ -175,7 +175,7 @@ func (r *runner) pointCandidate(p plan.Point, g plan.Grid, m plan.Model) *Candid
 			}
 		}
 		why[k.key] = fmt.Sprintf("%s: the cheapest rung at which the model (buffer share %.2f, %s) carries the target (%s) with the noise as headroom",
-			r.multiple(k.v), k.share, src, strings.Join(dirs, ", "))
+			r.multiple(k.v), share, src, strings.Join(dirs, ", "))
 	}
 	c := r.candidate(point{p.Rmem, p.Wmem}, why)
 	if p.CC != g.Default {

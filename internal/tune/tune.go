@@ -240,7 +240,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		r.omit = max(time.Second, 10*rtt).Round(10 * time.Millisecond)
 	}
 	res.Goodput = env.Goodput()
-	res.Options.Trials, res.Options.TimeS, res.Options.OmitS, res.Options.Directions = o.Trials, o.Time.Seconds(), r.omit.Seconds(), o.Directions
+	res.Options.Trials, res.Options.TimeS, res.Options.OmitS, res.Options.Directions, res.Options.Search = o.Trials, o.Time.Seconds(), r.omit.Seconds(), o.Directions, o.Search
 
 	current, err := env.Read(append([]string{keyRmem, keyWmem}, profileKeys()...))
 	if err != nil {
