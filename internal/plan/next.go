@@ -94,8 +94,7 @@ func (s State) atAim(r rating, aim map[Direction]float64, best float64, pol Poli
 	return true
 }
 
-// fullAt reports whether the point itself (not only its key) has a full
-// set in d.
+// fullAt reports whether p itself (not only its key) has a full set in d.
 func (s State) fullAt(p Point, d Direction) bool {
 	for _, o := range s.Obs {
 		if o.Point == p && o.Dir == d && o.Kind == Full {
@@ -178,8 +177,7 @@ func Next(s State, pol Policy) Action {
 	return act
 }
 
-// joint is the share of each direction's aim a rating reaches in all
-// of them at once.
+// joint is the share of each direction's aim a rating reaches in all.
 func (s State) joint(r rating, aim map[Direction]float64) float64 {
 	j := math.Inf(1)
 	for _, d := range s.Model.Dirs {
