@@ -60,20 +60,6 @@ type Limit struct {
 	Rate, From float64
 }
 
-// Paces reports whether a congestion control paces at the bottleneck
-// it measures rather than cutting its window at each loss (BBR).
-func Paces(cc string) bool { return len(cc) >= 3 && cc[:3] == "bbr" }
-
-// class is what a congestion window's limit carries over to: a
-// control that cuts its window at each loss shares it with every such
-// control (loss and a queue hold them alike); a pacing one keeps its own.
-func class(cc string) string {
-	if Paces(cc) {
-		return cc
-	}
-	return "loss-based"
-}
-
 // Fit is the model the observations imply.
 func Fit(pr Prior, obs []Obs, pol Policy) Model {
 	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[Direction]float64{},
@@ -224,11 +210,18 @@ func (m Model) outOfReach(o Obs, l attrib.Limit) bool {
 	return false
 }
 
-func lower(was, v float64) float64 {
-	if was == 0 || v < was {
-		return v
+// fullSetLearns reports whether o's limit is one only a full set
+// teaches (a congestion window, the peer's side, a core: no buffer of
+// this host held it), so that a screening held so calls for its full set.
+func (m Model) fullSetLearns(o Obs) bool {
+	switch l := o.limit(); {
+	case l == attrib.Network:
+		return true
+	case l == attrib.ReceiverWindow && acts(Rmem, o.Dir, m.BothEnds), l == attrib.SendBuffer && acts(Wmem, o.Dir, m.BothEnds):
+		return false
+	default:
+		return m.outOfReach(o, l)
 	}
-	return was
 }
 
 // ccOf is the congestion control that sends in d at p: p's where this

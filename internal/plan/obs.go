@@ -51,20 +51,6 @@ func (o Obs) limit() attrib.Limit {
 	return o.Limit
 }
 
-// fullSetLearns reports whether o's limit is one only a full set
-// teaches (a congestion window, the peer's side, a core: no buffer of
-// this host held it), so that a screening held so calls for its full set.
-func (m Model) fullSetLearns(o Obs) bool {
-	switch l := o.limit(); {
-	case l == attrib.Network:
-		return true
-	case l == attrib.ReceiverWindow && acts(Rmem, o.Dir, m.BothEnds), l == attrib.SendBuffer && acts(Wmem, o.Dir, m.BothEnds):
-		return false
-	default:
-		return m.outOfReach(o, l)
-	}
-}
-
 // Source says where the goodput came from.
 type Source int
 
@@ -148,4 +134,11 @@ func meanRate(set []Obs) float64 {
 		t += o.Rate
 	}
 	return t / float64(len(set))
+}
+
+func lower(was, v float64) float64 {
+	if was == 0 || v < was {
+		return v
+	}
+	return was
 }

@@ -78,6 +78,20 @@ func (p Point) key(d Direction, bothEnds bool) Point {
 	return p
 }
 
+// Paces reports whether a congestion control paces at the bottleneck
+// it measures rather than cutting its window at each loss (BBR).
+func Paces(cc string) bool { return len(cc) >= 3 && cc[:3] == "bbr" }
+
+// class is what a congestion window's limit carries over to: a
+// control that cuts its window at each loss shares it with every such
+// control (loss and a queue hold them alike); a pacing one keeps its own.
+func class(cc string) string {
+	if Paces(cc) {
+		return cc
+	}
+	return "loss-based"
+}
+
 // Policy is every number a decision uses.
 type Policy struct {
 	Rung       float64 // the factor between a buffer's rungs (1.15)
