@@ -79,6 +79,8 @@ scenarios=(
 	"peer serve + 200M UDP cross|peer-serve|--rate 1gbit --rtt 50ms|||cross"
 	"cubic 1g×20ms, hosts' txqueuelen 8|lab|--rate 1gbit --rtt 20ms --txqueuelen 8|-C cubic||"
 	"2.5g×20ms, path carries 9000|lab|--rate 2.5gbit --rtt 20ms --path-mtu 9000|||"
+	"peer iperf3 3.12 cubic 2g×25ms q 0.5bdp|peer-3.12|--rate 2gbit --rtt 25ms --queue 0.5bdp|-C cubic||"
+	"peer iperf3 3.22 cubic 2g×25ms q 0.5bdp|peer-3.22|--rate 2gbit --rtt 25ms --queue 0.5bdp|-C cubic||"
 )
 
 server_argv() { # mode → the server command in end b, on port 5201
