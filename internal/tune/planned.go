@@ -11,6 +11,7 @@ import (
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/plan"
+	"github.com/tcptune/tcptune/internal/units"
 )
 
 // planned is the model-driven search: internal/plan decides each trial
@@ -31,7 +32,7 @@ func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate) 
 	grid := plan.NewGrid(res.BDP, base.RmemMax, base.WmemMax, r.congestion(), strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]), pol)
 	grid.Idle = base.Idle
 	r.pr.Stage("searching: a model of the path predicts where each setting gets (%s × %s = %s; rungs %.2f× apart up to %g × BDP; congestion controls %s); every trial updates it",
-		rate(res.Rate), fmtDur(res.RTT), size(res.BDP), pol.Rung, pol.TopBDP, strings.Join(grid.CCs, ", "))
+		rate(res.Rate), units.FormatDuration(res.RTT), size(res.BDP), pol.Rung, pol.TopBDP, strings.Join(grid.CCs, ", "))
 	sp := plan.Point{Rmem: start.RmemMax, Wmem: start.WmemMax, CC: cmp.Or(start.Congestion, grid.Default)}
 	cands := map[plan.Point]*Candidate{sp: start}
 	kind := plan.Full
@@ -305,5 +306,3 @@ func stopLine(act plan.Action, m plan.Model) string {
 	}
 	return "stop: no point left that the model rates at the aim"
 }
-
-func fmtDur(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }
