@@ -308,3 +308,40 @@ func TestApplication(t *testing.T) {
 		}
 	}
 }
+
+// A cubic flow on a 500 Mbit/s × 20 ms link with 1% random loss: 7
+// retransmits of ~540 segments hold it near 6 Mbit/s, as loss alone
+// would, so its RTT of 25 ms (delayed ACKs, recovery) does not make the
+// path full. The same RTT with loss that cannot account for the rate
+// (a full link's overflow) does.
+func TestLossExplainsTheRTT(t *testing.T) {
+	lossy := Input{WallUS: 1e6, BusyUS: 1e6, SndWnd: 645120, SndBuf: 156672, CwndBytes: 11584, RTTUS: 25000, MinRTTUS: 20000,
+		Retransmits: 7, BitsPerSecond: 6.26e6, Streams: 1, MSS: 1448, InflightBytes: 28960}
+	if r := Attribute(lossy); r.Limit != Network || r.Recovering {
+		t.Fatalf("1%% loss: %s", r)
+	}
+	full := lossy
+	full.BitsPerSecond, full.CwndBytes, full.InflightBytes, full.SndBuf, full.Retransmits = 480e6, 1.6e6, 1.5e6, 4<<20, 40
+	if r := Attribute(full); r.Limit != PathFull {
+		t.Fatalf("a full link's overflow: %s", r)
+	}
+}
+
+func TestLossExplainsCounts(t *testing.T) {
+	base := Input{WallUS: 1e6, BitsPerSecond: 6e6, MSS: 1448, RTTUS: 25000, MinRTTUS: 20000}
+	for _, c := range []struct {
+		k    int64
+		want bool
+	}{{0, false}, {-1, false}, {1, true}, {6, true}, {2, true}} {
+		in := base
+		in.Retransmits = c.k
+		if got := lossExplains(in, 1); got != c.want {
+			t.Errorf("%d retransmits: %v, want %v", c.k, got, c.want)
+		}
+	}
+	in := base
+	in.Retransmits, in.BitsPerSecond = 6, 60e6 // ten times what 1% loss allows
+	if lossExplains(in, 1) {
+		t.Error("60 Mbit/s with 6 losses of 5,000 segments")
+	}
+}

@@ -2,6 +2,7 @@ package attrib
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/units"
@@ -77,7 +78,8 @@ func heldShort(in Input, n int, sh Shares) (Result, bool) {
 // known goodput (Full); or, when the goodput is not known, the RTT
 // under load exceeds the idle RTT by more than 20% (a queue is building)
 // while no window binds, or while more is in flight than the rate needs
-// at the idle RTT (the surplus sits in a queue). A known goodput that
+// at the idle RTT (the surplus sits in a queue), and the flow's loss
+// does not account for its rate by itself (lossExplains). A known goodput that
 // the rate is well below overrules the RTT: the delay then comes from
 // somewhere else (a busy receiver or emulator), not a full path. So
 // does a flow the other way at the same time (--bidir): its queue, in
@@ -91,6 +93,9 @@ func capacity(in Input, n int, sh Shares) (Result, bool) {
 		return Result{}, false
 	}
 	if !full {
+		if lossExplains(in, n) {
+			return Result{}, false
+		}
 		what, _ := binding(in, n)
 		need := in.BitsPerSecond / float64(n) / 8 * float64(idle) / 1e6
 		surplus := in.InflightBytes > 0 && float64(in.InflightBytes) > 1.15*need
@@ -114,6 +119,29 @@ func capacity(in Input, n int, sh Shares) (Result, bool) {
 		r.Advice += fmt.Sprintf(" (%d retransmits: the queue overflows)", in.Retransmits)
 	}
 	return r, true
+}
+
+// lossExplains reports whether the flow's own loss accounts for its
+// rate without any queue: at the idle RTT, a control that cuts its
+// window at each loss carries no more than window.LossRate under the
+// loss the retransmits show (their count's lower one-sigma bound,
+// k − √k of the segments sent: a second's few losses say little). Then
+// an RTT above the idle one does not decide that a queue built: a
+// small window's RTT samples also wait on delayed ACKs and recovery,
+// and the path may have had room to spare (a 1% lossy path's cubic
+// flow: 6 Mbit/s on a 500 Mbit/s link, RTT 20 → 25 ms).
+func lossExplains(in Input, n int) bool {
+	if in.Retransmits <= 0 || in.MSS == 0 || in.WallUS == 0 || n <= 0 {
+		return false
+	}
+	segs := in.BitsPerSecond * float64(in.WallUS) / 1e6 / 8 / float64(in.MSS)
+	if segs <= 0 {
+		return false
+	}
+	k := float64(in.Retransmits)
+	p := (k - math.Sqrt(k)) / segs
+	idle := time.Duration(in.idleRTT()) * time.Microsecond
+	return in.BitsPerSecond/float64(n) <= window.LossRate(int64(in.MSS), idle, p)
 }
 
 // measured decides from what is in flight when the sender measured it:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/window"
 )
 
 // Prior is what the model knows before any trial.
@@ -313,42 +314,34 @@ func (m Model) Predict(p Point, d Direction) float64 {
 	return min(w, c)
 }
 
-// predict is Predict in its two parts: what the buffers allow (window,
+// predict is Predict in its two parts: what the buffers allow (win,
 // whose share a trial may yet show smaller: a prediction takes the
 // noise as headroom on it) and what holds the flow whatever the
 // buffers (caps: a control's window limit, its response to random loss,
 // the direction's ceiling).
-func (m Model) predict(p Point, d Direction) (window, caps float64) {
-	window, caps = math.Inf(1), math.Inf(1)
+func (m Model) predict(p Point, d Direction) (win, caps float64) {
+	win, caps = math.Inf(1), math.Inf(1)
 	idle := m.IdleRTT.Seconds()
 	if idle <= 0 {
 		return m.Target(d), m.Target(d)
 	}
 	if acts(Rmem, d, m.BothEnds) {
-		window = min(window, m.recvShare()*float64(p.Rmem)*8/idle)
+		win = min(win, m.recvShare()*float64(p.Rmem)*8/idle)
 	}
 	cc := m.ccOf(p, d)
 	if acts(Wmem, d, m.BothEnds) {
-		window = min(window, m.sendShare(cc)*float64(p.Wmem)*8/idle)
+		win = min(win, m.sendShare(cc)*float64(p.Wmem)*8/idle)
 	}
 	if w, ok := m.window(class(cc), d); ok && m.allows(p, d) >= w.From {
 		caps = min(caps, w.Rate)
 	}
 	if !Paces(cc) && m.Loss > 0 && m.MSS > 0 {
-		caps = min(caps, lossBound(m.MSS, idle, m.Loss))
+		caps = min(caps, window.LossRate(int64(m.MSS), m.IdleRTT, m.Loss))
 	}
 	if c := m.ceiling(d); c > 0 {
 		caps = min(caps, c)
 	}
-	return window, caps
-}
-
-// lossBound is what a control that cuts its window at each loss carries
-// under random loss p (RFC 8312's response functions, bit/s): the larger
-// of Reno's window, 1.22 ÷ √p segments, and CUBIC's, 1.17 × (RTT ÷ p)^¾.
-func lossBound(mss int, rtt, p float64) float64 {
-	w := max(1.22/math.Sqrt(p), 1.17*math.Pow(rtt/p, 0.75))
-	return w * float64(mss) * 8 / rtt
+	return win, caps
 }
 
 // allows is the payload the buffers of this host that act on d let in

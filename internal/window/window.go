@@ -233,3 +233,17 @@ func (l Limits) At(rtt time.Duration) Caps {
 		RecvAuto: Rate(float64(l.RecvAuto), rtt), SendAuto: Rate(float64(l.SendAuto), rtt),
 		RecvExplicit: Rate(float64(l.RecvExplicit), rtt), SendExplicit: Rate(float64(l.SendExplicit), rtt)}
 }
+
+// LossRate is the rate (bit/s) a congestion control that cuts its
+// window at each loss (Reno, CUBIC) carries under random loss p (a
+// share of segments) at round-trip time rtt, RFC 8312's response
+// functions: the larger of Reno's window, 1.22 ÷ √p segments, and
+// CUBIC's, 1.17 × (RTT ÷ p)^¾ (RTT in seconds). +Inf without loss.
+func LossRate(mss int64, rtt time.Duration, p float64) float64 {
+	s := rtt.Seconds()
+	if p <= 0 || s <= 0 {
+		return math.Inf(1)
+	}
+	w := max(1.22/math.Sqrt(p), 1.17*math.Pow(s/p, 0.75))
+	return w * float64(mss) * 8 / s
+}
