@@ -9,11 +9,9 @@
 #
 #   bench/tunesim.sh            # 30 seeds per scenario
 #   bench/tunesim.sh 100 satellite   # 100 seeds of the scenarios whose name holds "satellite"
-#   SEARCH=legacy bench/tunesim.sh   # the legacy search, for comparison
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-30}
 only=${2:-}
-search=${SEARCH:-}
-go test -count=1 -run '^TestBaseline$' -v ./internal/tunesim/ -args -seeds "$seeds" -scenario "$only" -search "$search" |
+go test -count=1 -run '^TestBaseline$' -v ./internal/tunesim/ -args -seeds "$seeds" -scenario "$only" |
 	sed -n 's/^ *\(|.*|\)$/\1/p; s/^ *tunesim_test.go:[0-9]*: \(seeds .*\)$/\1/p'

@@ -18,7 +18,7 @@ func newTuneCmd() *cobra.Command {
 		onLab, doApply, persist, asJSON bool
 		force, compare, allowLower      bool
 		peer, direction, report, name   string
-		congestion, search              string
+		congestion                      string
 		port, trials                    int
 		dur, omit, budget               time.Duration
 	)
@@ -26,8 +26,7 @@ func newTuneCmd() *cobra.Command {
 		Use:   "tune --lab [--rate 1gbit --rtt 50ms --loss 0 --queue 1bdp] | --peer HOST [-p 5201] [--apply [--persist]]",
 		Short: "Measure, try candidate buffer settings, keep the smallest that reaches the best throughput",
 		Long: `tune runs the loop the seed articles run by hand, properly. It measures the
-idle RTT and a baseline (3 trials of 5 s per direction, 2 when they agree
-within 1%); stops there if the baseline already fills the path (--force goes
+idle RTT and a baseline (3 trials of 5 s per direction); stops there if the baseline already fills the path (--force goes
 on); then searches a grid of tcp_rmem and tcp_wmem maxima on rungs 1.15×
 apart (from the host's own maxima up to 4 × BDP) × the congestion controls
 available. A model of the path, updated by every trial (the buffer shares it
@@ -42,7 +41,7 @@ the host already has (the host serves other paths than the one measured;
 --allow-lower lets it). Its full set is its verification: it is kept only if
 every trial beats every baseline trial in a direction one of its settings
 acts on. --budget bounds the trial time (3 minutes, 4 at an RTT of 500 ms or
-more); --search legacy runs the earlier diagnosis-led ladder instead.
+more).
 
 Throughput is the payload the kernel counted as delivered (tcpi_delivered at
 the sender), which does not jump when a hole is filled; a trial more than 1%
@@ -60,7 +59,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 			if onLab == (peer != "") {
 				return errors.New("tune: give --lab or --peer HOST")
 			}
-			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare, Congestion: congestion, AllowLower: allowLower, Search: search, Budget: budget}
+			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare, Congestion: congestion, AllowLower: allowLower, Budget: budget}
 			o.LabFlag = flagx.FirstChanged(cmd.Flags(), "rtt", "loss", "queue", "mtu", "path-mtu", "pmtu-blackhole", "txqueuelen", "name")
 			var err error
 			if o.Directions, err = tune.ParseDirections(direction); err != nil {
@@ -131,7 +130,6 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 	flagx.SecondsVarP(fs, &dur, "time", "t", 5*time.Second, time.Second, time.Hour, false, "measured seconds per trial (fractions allowed)")
 	flagx.SecondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial, fractions allowed (0 = max(1 s, 10 × RTT))")
 	fs.BoolVar(&force, "force", false, "search even when the baseline already fills the path")
-	fs.StringVar(&search, "search", tune.SearchModel, "the search: model (a model of the path picks each trial) or legacy (the diagnosis-led ladder)")
 	flagx.SecondsVarP(fs, &budget, "budget", "", 0, 10*time.Second, time.Hour, true, "trial seconds the search may spend, the baseline's included (0 = 180, 240 at an RTT of 500 ms or more)")
 	fs.BoolVar(&allowLower, "allow-lower", false, "let the choice lower a buffer maximum the host already has above what this path needs")
 	fs.BoolVar(&compare, "compare", false, "give the reference profiles full trials in every direction (default: one short trial each)")

@@ -238,3 +238,24 @@ func Needs(bdp int64, goodput float64, rtt time.Duration, recvShare, sendShare f
 	}
 	return atRung(path / recvShare * (1 + pol.MinTol)), atRung(path / sendShare * (1 + pol.MinTol))
 }
+
+// Need is what buffer k needs on this path as the model has learned it:
+// Needs with the model's shares (cc's for the send buffer) and each
+// direction's target, the largest over the controlled directions k acts
+// on (0: it acts on none). The report compares it with a maximum the
+// host already has above it, which the search never lowers.
+func (m Model) Need(k Knob, cc string, bdp int64, pol Policy) int64 {
+	var need int64
+	for _, d := range m.Dirs {
+		if !acts(k, d, m.BothEnds) {
+			continue
+		}
+		r, w := Needs(bdp, m.Target(d), m.IdleRTT, m.recvShare(), m.sendShare(cc), pol)
+		if k == Rmem {
+			need = max(need, r)
+		} else {
+			need = max(need, w)
+		}
+	}
+	return need
+}

@@ -80,99 +80,6 @@ func (r *runner) compare(ctx context.Context) error {
 	return nil
 }
 
-// maxChange is the largest buffer maximum tune chooses, in BDPs:
-// beyond it the memory per connection grows for what more queueing or a
-// lucky trial gave (bench/tune.sh's targets).
-const maxChange = 4
-
-// reopen takes up a reference profile whose short trial beat the
-// search's best by more than the noise: the search climbs again from
-// its choice toward the profile's buffers, one ladder step at a time and
-// no higher than maxChange × BDP, screening each point in that direction
-// with the choice's congestion control. The first point that reaches the
-// profile's rate (within the noise) becomes the choice; if none does,
-// the best point that still beat the choice by more than the noise
-// does, and the log says what the profile reached and why it is not
-// taken as it is (its maxima, or its trial being noise). Either way a
-// table where a reference "beat" tune is never left unexplained.
-func (r *runner) reopen(ctx context.Context, base, choice *Candidate) (*Candidate, error) {
-	res := r.res
-	d := res.Controllable[0]
-	margin := max(r.tol, 0.05)
-	// The bar is the search's best or the choice's own rate, whichever
-	// is higher: a lever's control re-trimmed may have gone past every
-	// buffer step (cubic's 626 Mbit/s against BBR's 965 behind a
-	// shallow queue).
-	from := max(r.best[d], choice.Summary[d].Median)
-	var top *Candidate
-	for _, c := range res.Candidates {
-		if c.Origin != OriginProfile || len(c.Cautions) > 0 || c.Summary[d].N == 0 {
-			continue
-		}
-		if m := c.Summary[d].Median; m > (1+margin)*from && (top == nil || m > top.Summary[d].Median) {
-			top = c
-		}
-	}
-	if top == nil {
-		return choice, nil
-	}
-	target := top.Summary[d].Median
-	q, p := at(top), at(choice)
-	limit := roundUp(maxChange * float64(res.BDP))
-	r.pr.Stage("%s reached %s in %s, above the search's best (%s): climbing again from the choice toward its buffers, up to %d × BDP", top.Name, rate(target), d, rate(from), maxChange)
-	best, bestRate := choice, from
-	for _, m := range ladder {
-		v := roundUp(m * float64(res.BDP))
-		if v > limit {
-			break
-		}
-		v = min(v, r.lossyCap()) // the top rung, 4 × BDP, not a few KB above it
-		next := p
-		if q.R > p.R && v > p.R {
-			next.R = min(v, q.R)
-		}
-		if q.W > p.W && v > p.W {
-			next.W = min(v, q.W)
-		}
-		if next == p {
-			continue
-		}
-		why := reasons(choice, p, next, func(key string, from int64) string {
-			return fmt.Sprintf("raised from %s toward the reference %s, which beat the search in %s", r.multiple(from), top.Name, d)
-		})
-		c := r.candidateWith(next, why, choice)
-		if err := r.trials(ctx, c, 1, []Direction{d}, TrialSpec{Congestion: c.Congestion}); err != nil {
-			return nil, err
-		}
-		r.note(c)
-		got := c.Summary[d].Median
-		if got > bestRate {
-			best, bestRate = c, got
-		}
-		if got >= (1-margin)*target && got > from {
-			res.Steps = append(res.Steps, fmt.Sprintf("reopened: the reference %s reached %s in %s, above the search's best (%s); climbing again toward it, %s reached %s: it becomes the choice", top.Name, rate(target), d, rate(from), c.Name, rate(got)))
-			c.Status = "chosen: the search reopened toward " + top.Name
-			r.paidFor(at(choice), next)
-			return r.trim(ctx, base, c)
-		}
-		p = next
-	}
-	why := fmt.Sprintf("the reference %s reached %s in one short %s trial, above the search's best (%s); climbing again toward it up to %d × BDP reached at most %s", top.Name, rate(target), d, rate(from), maxChange, rate(bestRate))
-	if pq := max(q.R, q.W); pq > limit {
-		why += fmt.Sprintf("; the profile's maxima (%s) are beyond what tune sets (%d × BDP: memory per connection)", r.multiple(pq), maxChange)
-	} else {
-		why += "; its trial was within the noise or the gain is not the buffers'"
-	}
-	if best != choice && bestRate > (1+margin)*from {
-		res.Steps = append(res.Steps, why+": the best point climbed, "+best.Name+", becomes the choice")
-		best.Status = "chosen: the search reopened toward " + top.Name
-		r.paidFor(at(choice), at(best))
-		return r.trim(ctx, base, best)
-	}
-	res.Steps = append(res.Steps, why+": the choice stands")
-	return choice, nil
-}
-
 // prepare resolves, filters and de-duplicates the profiles, appending
 // them all to the result; it returns those to run.
 func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
@@ -316,18 +223,4 @@ func acts(base, v *Candidate, bothEnds bool) map[Direction]bool {
 func rangeOf(s stats.Summary) stats.Summary {
 	s.CILow, s.CIHigh = s.Min, s.Max
 	return s
-}
-
-// paidFor marks the knobs raised from p to q as having paid, so that the
-// trim keeps them.
-func (r *runner) paidFor(p, q point) {
-	if r.paid == nil {
-		r.paid = map[string]bool{}
-	}
-	if q.R > p.R {
-		r.paid[keyRmem] = true
-	}
-	if q.W > p.W {
-		r.paid[keyWmem] = true
-	}
 }

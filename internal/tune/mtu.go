@@ -3,9 +3,10 @@ package tune
 import (
 	"context"
 	"fmt"
-	"github.com/tcptune/tcptune/internal/plan"
 	"slices"
 	"strconv"
+
+	"github.com/tcptune/tcptune/internal/plan"
 
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/linkem"
@@ -115,7 +116,7 @@ func (r *runner) jumbo(ctx context.Context, choice *Candidate) (*Candidate, erro
 			Setting{Key: keyMTUProbing, Value: "1", Reason: "the guard with a larger MTU: if a hop stops carrying it (and says nothing), TCP probes its way down instead of stalling"})}
 	c.resolve(r.current)
 	res.Candidates = append(res.Candidates, c)
-	if err := r.screen(ctx, c, false, TrialSpec{Congestion: c.Congestion}); err != nil {
+	if err := r.screen(ctx, c, TrialSpec{Congestion: c.Congestion}); err != nil {
 		return nil, err
 	}
 	if !r.improves(c, choice) && !r.worseSomewhere(c, choice) {
@@ -124,13 +125,13 @@ func (r *runner) jumbo(ctx context.Context, choice *Candidate) (*Candidate, erro
 		// busy (2337 Mbit/s at MSS 8948 once, where the next trials read
 		// 2455–2483 of 2485). One more trial; a trial above what the
 		// smaller MTU's packets can carry proves the gain.
-		if err := r.screen(ctx, c, false, TrialSpec{Congestion: c.Congestion}); err != nil {
+		if err := r.screen(ctx, c, TrialSpec{Congestion: c.Congestion}); err != nil {
 			return nil, err
 		}
 	}
 	n := c.Runs(r.res.Controllable[0])
 	if !(r.improves(c, choice) || r.beyondGoodput(c, mtu)) || r.worseSomewhere(c, choice) {
-		c.Status = fmt.Sprintf("%.0f%% of the best: MTU %d did not gain %.0f%% over MTU %d", 100*r.share(c), target, 100*minGain, mtu)
+		c.Status = fmt.Sprintf("%.0f%% of MTU %d's rate: MTU %d did not gain %.0f%% over it", 100*r.share(c, choice), mtu, target, 100*minGain)
 		if before, after := mssOf(choice), mssOf(c); !r.env.BothEnds() && after > 0 && after <= before {
 			res.Steps = append(res.Steps, fmt.Sprintf("path MTU: the path carries %d from here, but with %s at %d the connection's MSS stayed %d: the peer's interface sends and receives at most %d: the MTU stays %d here; raise the peer's too (see \"On the peer\"), then run tune again", target, iface, target, after, after+52, mtu))
 			line := fmt.Sprintf("ip link set dev IFACE mtu %d  (the peer's interface toward this host; the path carries %d, and this host can follow: tcptune tune --peer again)", target, target)

@@ -9,12 +9,6 @@ import (
 	"github.com/tcptune/tcptune/internal/apply"
 )
 
-// The searches Options.Search names.
-const (
-	SearchModel  = "model"
-	SearchLegacy = "legacy"
-)
-
 // ccName is a congestion control's name as the kernel takes it.
 var ccName = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
 
@@ -33,8 +27,6 @@ func (o Options) Validate(onLab bool) error {
 		return fmt.Errorf("-C/--congestion: accepts a congestion control's name, e.g. cubic or bbr (got %q)", o.Congestion)
 	case o.Trials != 0 && o.Trials < 2:
 		return fmt.Errorf("--trials: accepts 2 or more (got %d): the verification compares trials", o.Trials)
-	case o.Search != "" && o.Search != SearchModel && o.Search != SearchLegacy:
-		return fmt.Errorf("--search: accepts model or legacy (got %q)", o.Search)
 	case o.Budget < 0:
 		return errors.New("--budget: accepts a duration of 0 (automatic) or more")
 	case o.Time < 0 || o.Omit < 0:

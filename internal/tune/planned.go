@@ -82,11 +82,33 @@ func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate) 
 		choice = fallback
 	}
 	r.describe(cands, choice, st, pol)
+	if !r.o.AllowLower {
+		r.res.NotLowered = r.aboveNeed(base, choice, m, pol)
+	}
 	if choice.Congestion != "" {
 		r.defaultCC(choice)
 	}
 	r.explain(choice, pol.TopBDP)
 	return choice, nil
+}
+
+// aboveNeed lists the buffer maxima the choice keeps at the host's
+// value although the model needs less of them (by more than a rung):
+// the grid's floor is the host's maxima, so the search never lowers
+// them, and the report says what the path needed.
+func (r *runner) aboveNeed(base, choice *Candidate, m plan.Model, pol plan.Policy) []NotLowered {
+	var out []NotLowered
+	for _, k := range []struct {
+		key       string
+		knob      plan.Knob
+		host, now int64
+	}{{keyRmem, plan.Rmem, base.RmemMax, choice.RmemMax}, {keyWmem, plan.Wmem, base.WmemMax, choice.WmemMax}} {
+		need := m.Need(k.knob, cmp.Or(choice.Congestion, r.congestion()), r.res.BDP, pol)
+		if need > 0 && k.now == k.host && float64(need)*pol.Rung < float64(k.host) {
+			out = append(out, NotLowered{Key: k.key, Current: k.host, Chosen: need})
+		}
+	}
+	return out
 }
 
 // reportLevers screens, with the choice's settings, the application
@@ -247,7 +269,7 @@ func (r *runner) parallelLever(ctx context.Context, choice *Candidate, why strin
 	p.resolve(r.current)
 	r.res.Candidates = append(r.res.Candidates, p)
 	r.res.Steps = append(r.res.Steps, why+": screening -P 4 (an application setting: reported, not applied)")
-	if err := r.screen(ctx, p, false, TrialSpec{Parallel: 4, Congestion: choice.Congestion}); err != nil {
+	if err := r.screen(ctx, p, TrialSpec{Parallel: 4, Congestion: choice.Congestion}); err != nil {
 		return err
 	}
 	g, helped := r.helps(p, choice, r.res.Controllable)

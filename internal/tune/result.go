@@ -32,8 +32,6 @@ type Result struct {
 		TimeS      float64     `json:"time_s"`
 		OmitS      float64     `json:"omit_s"`
 		Directions []Direction `json:"directions"`
-		// Search is the search that ran (model or legacy).
-		Search string `json:"search"`
 	} `json:"options"`
 	// Controllable are the directions whose limit this host can move
 	// (every direction in the lab; in --peer mode, those not limited by

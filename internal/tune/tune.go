@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -25,7 +24,6 @@ import (
 	"github.com/tcptune/tcptune/internal/cores"
 	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/plan"
-	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/window"
 )
 
@@ -168,10 +166,6 @@ type Options struct {
 	// host's current one. Without it a maximum the host already has
 	// stays: the host serves other paths than the one measured.
 	AllowLower bool
-	// Search is the search that runs: "model" (the default: the
-	// planner's model-driven search, internal/plan) or "legacy" (the
-	// diagnosis-led ladder it replaces, kept for comparison).
-	Search string
 	// Budget is the trial time the model's search may spend, the
 	// baseline's included (0 = 3 minutes, 4 at an RTT of 500 ms or
 	// more).
@@ -188,16 +182,10 @@ func (o *Options) defaults() {
 	if len(o.Directions) == 0 {
 		o.Directions = []Direction{Forward, Reverse}
 	}
-	if o.Search == "" {
-		o.Search = SearchModel
-	}
 }
 
 // The loop's thresholds.
 const (
-	// plateau: the search keeps the smallest value within 3% of the
-	// best throughput it saw.
-	plateau = 0.03
 	// minGain is the smallest improvement worth changing a host for.
 	minGain = 0.02
 	// worse: a choice more than 5% worse in any direction is rolled back.
@@ -240,7 +228,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		r.omit = max(time.Second, 10*rtt).Round(10 * time.Millisecond)
 	}
 	res.Goodput = env.Goodput()
-	res.Options.Trials, res.Options.TimeS, res.Options.OmitS, res.Options.Directions, res.Options.Search = o.Trials, o.Time.Seconds(), r.omit.Seconds(), o.Directions, o.Search
+	res.Options.Trials, res.Options.TimeS, res.Options.OmitS, res.Options.Directions = o.Trials, o.Time.Seconds(), r.omit.Seconds(), o.Directions
 
 	current, err := env.Read(append([]string{keyRmem, keyWmem}, profileKeys()...))
 	if err != nil {
@@ -281,17 +269,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		if err != nil {
 			return res, err
 		}
-		if o.Search == SearchLegacy {
-			if choice, err = r.search(ctx, start); err != nil {
-				return res, err
-			}
-			if err := r.compare(ctx); err != nil {
-				return res, err
-			}
-			if choice, err = r.reopen(ctx, base, choice); err != nil {
-				return res, err
-			}
-		} else if choice, err = r.planned(ctx, base, start, base); err != nil {
+		if choice, err = r.planned(ctx, base, start, base); err != nil {
 			return res, err
 		}
 	}
@@ -301,7 +279,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	if choice, err = r.jumbo(ctx, choice); err != nil {
 		return res, err
 	}
-	if choice != before && o.Search != SearchLegacy {
+	if choice != before {
 		// The MTU changes what every other setting yields (the MSS, the
 		// buffers' shares, a core's cost per byte): the search goes on
 		// at the new MTU, from the point that carried it, and every
@@ -312,7 +290,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 			return res, err
 		}
 	}
-	if o.Search != SearchLegacy && !res.AlreadyFull {
+	if !res.AlreadyFull {
 		// What is reported, not applied, after the search's budget: the
 		// application's levers and the reference profiles.
 		if err := r.reportLevers(ctx, choice); err != nil {
@@ -339,9 +317,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	}
 	res.AlreadyFull = false
 	var v *Candidate
-	var alt *Candidate
-	var why string
-	if o.Search != SearchLegacy && hasFullSet(choice, res.Controllable) {
+	if hasFullSet(choice, res.Controllable) {
 		// Only full sets accept: the choice's is its verification.
 		v = fullSetOf(choice)
 		res.Steps = append(res.Steps, "the choice's full set is its verification")
@@ -349,32 +325,6 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		pr.Stage("verifying %s with %s per direction, fresh", choice.Name, r.trialCount())
 		if v, err = r.verify(ctx, choice); err != nil {
 			return res, err
-		}
-		if o.Search == SearchLegacy {
-			if alt, why, err = r.secondLook(ctx, choice, v); err != nil {
-				return res, err
-			}
-		}
-	}
-	if alt != nil {
-		pr.Stage("%s: verifying %s, fresh", why, alt.Name)
-		va, err := r.verify(ctx, alt)
-		if err != nil {
-			return res, err
-		}
-		// The verification that loses stays in the result, named for
-		// its candidate.
-		if g, better := r.helps(va, v, res.Controllable); better {
-			res.Steps = append(res.Steps, fmt.Sprintf("%s; %s, verified fresh, did %.2f× better: it is the choice", why, alt.Name, g))
-			choice.Status = "its screening trial was lucky: verified short of it"
-			v.ID, v.Name = "verify-"+choice.ID, "verification of "+choice.Name
-			res.Candidates = append(res.Candidates, v)
-			choice, v = alt, va
-			res.ChoiceID = choice.ID
-		} else {
-			res.Steps = append(res.Steps, fmt.Sprintf("%s; %s, verified fresh, did no better (%.2f×): the choice stays", why, alt.Name, g))
-			va.ID, va.Name = "verify-"+alt.ID, "verification of "+alt.Name
-			res.Candidates = append(res.Candidates, va)
 		}
 	}
 	res.Verify = v
@@ -441,168 +391,6 @@ func (r *runner) verify(ctx context.Context, c *Candidate) (*Candidate, error) {
 	return v, err
 }
 
-// luckyShortfall is how far a verification may fall below the choice's
-// screening before the screening counts as lucky (at least this, or
-// twice the baseline's spread): cubic behind a shallow queue is bimodal,
-// and one screening trial can catch its good mode.
-const luckyShortfall = 0.20
-
-// secondLook finds what to verify besides the choice when its fresh
-// trials v fell far below what its screening promised in a direction
-// this host controls (a lucky screening trial): the best other
-// candidate tune could choose (not an application setting, no caution)
-// whose screening there beat the verification by more than the noise;
-// but first, when the verification shows the congestion window holding
-// the flow short of the path and the levers have not run, the lever
-// that helps most against the verification. It returns nil when the verification kept its promise
-// or nothing else is worth verifying; why says what fell short.
-func (r *runner) secondLook(ctx context.Context, choice, v *Candidate) (*Candidate, string, error) {
-	short := max(luckyShortfall, 2*r.tol)
-	for _, d := range r.res.Controllable {
-		promised, got := choice.Summary[d], v.Summary[d]
-		if promised.N == 0 || got.N == 0 || got.Median >= (1-short)*promised.Median {
-			if alt, why, err := r.lowerThanItsBuffer(ctx, choice, v, d); err != nil || alt != nil {
-				return alt, why, err
-			}
-			continue
-		}
-		why := fmt.Sprintf("%s: %s was verified at %s, %.0f%% below its screening (%s)", d, choice.Name, rate(got.Median), 100*(1-got.Median/promised.Median), rate(promised.Median))
-		// The window holding the verified flow: the levers first (a
-		// runner-up with the same congestion control shares its luck),
-		// then their choice's buffers re-trimmed.
-		if held := r.windowHeld(v, false); held != "" && !r.leversRan {
-			ref := *choice
-			ref.Trials, ref.Summary = v.Trials, v.Summary
-			lever, err := r.levers(ctx, &ref, why+"; "+held)
-			if err != nil {
-				return nil, "", err
-			}
-			if lever != &ref {
-				lever, err = r.retrim(ctx, lever)
-				return lever, why, err
-			}
-		}
-		var best *Candidate
-		for _, c := range r.res.Candidates {
-			if !alternative(c, choice) {
-				continue
-			}
-			if s := c.Summary[d]; s.N > 0 && s.Median > (1+max(r.tol, minGain))*got.Median && (best == nil || s.Median > best.Summary[d].Median) {
-				best = c
-			}
-		}
-		if best != nil {
-			return best, why, nil
-		}
-		r.res.Steps = append(r.res.Steps, why+": nothing else to verify")
-		return nil, "", nil
-	}
-	return nil, "", nil
-}
-
-// alternative reports whether c is a candidate a second look may verify
-// instead of choice: one of the search or the levers, tune's to apply
-// (not an application setting), without a caution, and not the choice
-// or a copy of another.
-func alternative(c, choice *Candidate) bool {
-	return c != choice && !c.Baseline && !c.App && c.SameAs == "" && len(c.Cautions) == 0 && (c.Origin == OriginSearch || c.Origin == OriginLever)
-}
-
-// lowerThanItsBuffer finds, in direction d, the candidate to verify
-// when the choice's fresh trials v fell short of its screening by more
-// than the noise (less than a lucky screening's shortfall) and their
-// median trial names a buffer of this host that the choice holds lower
-// than the candidate it was trimmed or bisected from: a step judged on
-// one screening trial, which can read the path full where fresh trials
-// do not. In the lab, where one direction screens for both, a direction
-// without a screening is held to the screened one's. The candidate it
-// was lowered from is one of the search or the levers with the choice's
-// congestion control and other buffer and more of the named one, whose
-// screening was not below the verification. What is verified is the
-// choice with that buffer halfway to the ladder's next value above its
-// own, screened first, when that is below the value it was lowered from (a
-// larger buffer is not always better: BBR with a receive window well
-// beyond the path's needs overfills a queue), else that candidate
-// itself. It returns nil when there is none.
-func (r *runner) lowerThanItsBuffer(ctx context.Context, choice, v *Candidate, d Direction) (*Candidate, string, error) {
-	screened := func(c *Candidate) (stats.Summary, bool) {
-		if s := c.Summary[d]; s.N > 0 {
-			return s, true
-		}
-		if r.env.BothEnds() {
-			for _, o := range r.res.Controllable {
-				if s := c.Summary[o]; s.N > 0 {
-					return s, true
-				}
-			}
-		}
-		return stats.Summary{}, false
-	}
-	promised, ok := screened(choice)
-	got := v.Summary[d]
-	noise := max(r.tol, minGain)
-	if !ok || got.N == 0 || got.Median >= (1-noise)*promised.Median {
-		return nil, "", nil
-	}
-	t, ok := medianTrial(v, d)
-	if !ok || t.Limit == "" || attrib.Limit(t.Limit) == attrib.Unknown {
-		return nil, "", nil
-	}
-	k, ok := r.leverOf(d, t)
-	if !ok || k.peer {
-		return nil, "", nil
-	}
-	held := func(c *Candidate) (named, other int64) {
-		if k.key == keyRmem {
-			return c.RmemMax, c.WmemMax
-		}
-		return c.WmemMax, c.RmemMax
-	}
-	mine, myOther := held(choice)
-	var from *Candidate
-	var fromS stats.Summary
-	for _, c := range r.res.Candidates {
-		if !alternative(c, choice) || c.Congestion != choice.Congestion {
-			continue
-		}
-		if n, o := held(c); n <= mine || o != myOther {
-			continue
-		}
-		if s, ok := screened(c); ok && s.Median >= got.Median && (from == nil || s.Median > fromS.Median) {
-			from, fromS = c, s
-		}
-	}
-	if from == nil {
-		return nil, "", nil
-	}
-	was, _ := held(from)
-	why := fmt.Sprintf("%s: %s was verified at %s, %.0f%% below its screening (%s), limited by %s at %s %s (%s before it was lowered)",
-		d, choice.Name, rate(got.Median), 100*(1-got.Median/promised.Median), rate(promised.Median), limitName(t.Limit),
-		strings.TrimPrefix(k.key, "net.ipv4."), r.multiple(mine), r.multiple(was))
-	up := r.atLeast(1.05 * float64(mine))
-	if up == 0 || up >= was {
-		return from, why, nil
-	}
-	// Halfway to the ladder's next: the window the trim left held the
-	// flow, and a much larger one lets BBR overfill a 1-BDP queue (2.5
-	// Gbit/s × 20 ms: rmem 2.31 × BDP verified 2220–2261 Mbit/s, 3 ×
-	// 2154–2264 with 13,000–34,000 retransmits, 2.68 × read 2409–2414
-	// in every run).
-	up = max(roundUp(float64(mine+up)/2), roundUp(1.05*float64(mine)))
-	p := at(choice)
-	if k.key == keyRmem {
-		p.R = up
-	} else {
-		p.W = up
-	}
-	c := r.candidateWith(p, map[string]string{k.key: fmt.Sprintf("%s was verified short of its screening, limited by %s at %s: raised halfway to the ladder's next, %s", d, limitName(t.Limit), r.multiple(mine), r.multiple(up))}, choice)
-	r.pr.Stage("%s: screening %s", why, c.Name)
-	if err := r.screen(ctx, c, false, TrialSpec{Congestion: choice.Congestion}); err != nil {
-		return nil, "", err
-	}
-	return c, why, nil
-}
-
 // rate fixes the path's rate and goodput: given, the lab's, or
 // measured with 8 parallel streams.
 func (r *runner) rate(ctx context.Context, base *Candidate) error {
@@ -666,17 +454,6 @@ type runner struct {
 	// extra are the host queue raises that gained before the search
 	// (queues): every search candidate carries them.
 	extra []Setting
-	tol   float64 // the plateau's tolerance (see tolerance)
-	// leversRan: the levers were tried (they run once).
-	leversRan bool
-	// recovering: a search trial's send buffer held a flow that
-	// retransmitted (it keeps what was sent beyond each hole; see
-	// lossyFloor).
-	recovering bool
-	// best is the best median seen per direction (see note); paid says
-	// which knobs' raises gained in the direction that asked for them.
-	best map[Direction]float64
-	paid map[string]bool
 }
 
 // trials applies c's settings (none for the baseline), runs n trials in
@@ -715,9 +492,6 @@ loop:
 			}
 			t.Screening = n == 1
 			c.Trials = append(c.Trials, t)
-			if i == 1 && n > 2 && r.o.Search == SearchLegacy && r.agreeEarly(c, d) {
-				break
-			}
 		}
 	}
 	if uerr := undo(); uerr != nil {
@@ -729,9 +503,6 @@ loop:
 
 // trialCount says how many trials a direction gets.
 func (r *runner) trialCount() string {
-	if r.o.Trials > 2 && r.o.Search == SearchLegacy {
-		return fmt.Sprintf("up to %d trials (2 when they agree within %.0f%%)", r.o.Trials, 100*agree)
-	}
 	return fmt.Sprintf("%d trials", r.o.Trials)
 }
 
@@ -750,34 +521,6 @@ func (r *runner) noteDrops(label string, t Trial) {
 // agree is how close a direction's first two trials must be for the
 // rest to be skipped: the noise of a trial on a quiet path.
 const agree = 0.01
-
-// agreeEarly reports whether c's last two trials in d agree within
-// agree: the median of three lies between two of them whatever the
-// third reads, so a third trial of a direction that two already pin down
-// moves the median by less than agree (below minGain, the least gain
-// tune acts on) and costs a trial (16 s at 600 ms; a stock iperf3's
-// reverse, held by the peer, reads within 0.1% every time). The first
-// time, it says so in the steps.
-func (r *runner) agreeEarly(c *Candidate, d Direction) bool {
-	var last []float64
-	for _, t := range c.Trials {
-		if t.Direction == d {
-			last = append(last, t.BitsPerSecond)
-		}
-	}
-	if len(last) < 2 {
-		return false
-	}
-	a, b := last[len(last)-2], last[len(last)-1]
-	if math.Abs(a-b) > agree*max(a, b) {
-		return false
-	}
-	line := fmt.Sprintf("a direction whose first two trials agree within %.0f%% gets no third: the median of three would lie between them (--trials is then a maximum)", 100*agree)
-	if !slices.Contains(r.res.Steps, line) {
-		r.res.Steps = append(r.res.Steps, line)
-	}
-	return true
-}
 
 // one runs a trial, retrying once (a peer may still be tearing down the
 // previous test).

@@ -20,7 +20,6 @@ var (
 	first = flag.Uint64("seed", 1, "the first seed")
 	only  = flag.String("scenario", "", "run only scenarios whose name contains this")
 	dump  = flag.Bool("dump", false, "print each run's steps, choice and score")
-	srch  = flag.String("search", "", "tune's search: model (the default) or legacy")
 )
 
 type quiet struct{}
@@ -118,7 +117,7 @@ func TestBaseline(t *testing.T) {
 			e := New(s, seed)
 			start := e.Values()
 			o := e.Oracle()
-			opts := tune.Options{Search: *srch}
+			opts := tune.Options{}
 			if !s.Both {
 				opts.Rate = s.Rate
 			}
