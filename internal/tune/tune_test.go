@@ -1460,4 +1460,3 @@ func TestLabMirrorsTheUnscreenedDirection(t *testing.T) {
 		t.Fatalf("choice %s (rmem %.2f, wmem %.2f × BDP), kept %v; steps %q", ch.Name, float64(ch.RmemMax)/bdp, float64(ch.WmemMax)/bdp, res.Kept, res.Steps)
 	}
 }
-
