@@ -81,16 +81,23 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 		case l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds):
 			m.Send[cc] = lower(m.Send[cc], o.Rate*idle/8/float64(o.Point.Wmem))
 		}
-		if o.Retransmits >= 0 && o.MSS > 0 && o.Seconds > 0 && o.Rate > 0 {
-			m.MSS = max(m.MSS, o.MSS)
-			if p := float64(o.Retransmits) * float64(o.MSS) * 8 / (o.Rate * o.Seconds); !sawLoss || p < m.Loss {
+		if o.Retransmits > 0 && o.MSS > 0 && o.Seconds > 0 && o.Rate > 0 {
+			if p := float64(o.Retransmits) / o.segments(); !sawLoss || p < m.Loss {
 				m.Loss, sawLoss = p, true
 			}
 		}
+		m.MSS = max(m.MSS, o.MSS)
 		if o.RTT > o.MinRTT && o.MinRTT > 0 && (l == attrib.PathFull || o.Retransmits > 0) {
 			// A flow that filled the path or overflowed it stood in the
 			// bottleneck's queue: what it added to the RTT, at its rate.
 			m.Queue = max(m.Queue, int64((o.RTT-o.MinRTT).Seconds()*o.Rate/8))
+		}
+	}
+	// A trial that lost nothing rules the floor out where the floor
+	// predicts it three losses (the rule of three: none in n, 95% < 3/n).
+	for _, o := range obs {
+		if o.Retransmits == 0 && o.Seconds > 0 && o.Rate > 0 && o.MSS > 0 && o.segments()*m.Loss >= 3 {
+			m.Loss = 0
 		}
 	}
 	// What no buffer lifts (a congestion window, the peer's side, a
@@ -163,14 +170,19 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 	}
 }
 
-// ambiguous reports whether o's window, held with this host's send
-// buffer at its cap, may be that buffer's: no trial with more of it (the
-// same control and direction) has told yet, or one did better.
+// ambiguous reports whether o's window may be this host's send
+// buffer's: a trial with more of it (the same control and direction)
+// did better by more than the noise (a diagnosis can miss a buffer; a
+// comparison does not), or, held with the buffer at its cap, no such
+// trial has told yet.
 func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
-	if o.limit() != attrib.Network || o.Capped != attrib.SendBuffer || !acts(Wmem, o.Dir, m.BothEnds) {
+	if o.limit() != attrib.Network || !acts(Wmem, o.Dir, m.BothEnds) {
 		return false
 	}
-	return !m.more(o, obs, func(Obs) bool { return true }) || m.buffers(o, obs, pol)
+	if m.more(o, obs, func(x Obs) bool { return x.Rate > o.Rate*(1+m.Tol(o.Dir, pol)) }) {
+		return true
+	}
+	return o.Capped == attrib.SendBuffer && !m.more(o, obs, func(Obs) bool { return true })
 }
 
 // buffers reports whether o's window, held by loss with the send buffer
@@ -186,11 +198,11 @@ func (m Model) buffers(o Obs, obs []Obs, pol Policy) bool {
 }
 
 // more reports whether a trial with more send buffer than o's, the same
-// control and direction, meets ok.
+// control and direction (in the lab, either), meets ok.
 func (m Model) more(o Obs, obs []Obs, ok func(Obs) bool) bool {
 	c := class(m.ccOf(o.Point, o.Dir))
 	return slices.ContainsFunc(obs, func(x Obs) bool {
-		return x.Dir == o.Dir && x.Point.Wmem > o.Point.Wmem && class(m.ccOf(x.Point, x.Dir)) == c && ok(x)
+		return (x.Dir == o.Dir || x.Dir == m.mirror(o.Dir)) && x.Point.Wmem > o.Point.Wmem && class(m.ccOf(x.Point, x.Dir)) == c && ok(x)
 	})
 }
 

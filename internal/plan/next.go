@@ -202,12 +202,14 @@ func (s State) toConfirm(pts []Point, ratings []rating, aim map[Direction]float6
 	return 0, false
 }
 
-// confirming is the directions in which p was screened with a limit
-// only a full set teaches, and has no full set (nil: none).
+// confirming is the directions in which p was screened short of the
+// model's prediction with a limit only a full set teaches, and has no
+// full set (nil: none).
 func (s State) confirming(p Point, pol Policy) []Direction {
 	var out []Direction
 	for _, o := range s.Obs {
-		if o.Point == p && o.Kind == Screen && s.Model.fullSetLearns(o) && !s.Model.ambiguous(o, s.Obs, pol) && !s.fullAt(p, o.Dir) && !slices.Contains(out, o.Dir) {
+		if o.Point == p && o.Kind == Screen && s.Model.fullSetLearns(o) && !s.Model.ambiguous(o, s.Obs, pol) && !s.fullAt(p, o.Dir) && !slices.Contains(out, o.Dir) &&
+			s.Model.Predict(p, o.Dir) > o.Rate*(1+s.Model.Tol(o.Dir, pol)) {
 			out = append(out, o.Dir)
 		}
 	}

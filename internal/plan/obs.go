@@ -142,3 +142,12 @@ func lower(was, v float64) float64 {
 	}
 	return was
 }
+
+// segments is about how many segments o's trial sent (its rate over its
+// period, in MSS-sized segments; 0 where either is unknown).
+func (o Obs) segments() float64 {
+	if o.MSS <= 0 {
+		return 0
+	}
+	return o.Rate * o.Seconds / 8 / float64(o.MSS)
+}

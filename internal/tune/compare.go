@@ -16,22 +16,23 @@ import (
 // not measured unless asked for (--compare).
 const longRTT = 300 * time.Millisecond
 
-// compare measures the reference profiles for comparison: what each
-// would set, and one short trial each in the first judged direction
-// (full trials in every direction with Options.Compare). They are never
-// chosen.
-func (r *runner) compare(ctx context.Context) error {
+// compare measures the reference profiles: what each would set, and
+// one short trial each in the first judged direction (full trials in
+// every direction with Options.Compare). They are never chosen; their
+// trials are the search's first observations (profileObs), and rank
+// describes them once the search is done. It returns those it measured.
+func (r *runner) compare(ctx context.Context) ([]*Candidate, error) {
 	res := r.res
 	cands, err := Profiles(GenInput{Rate: res.Rate, RTT: res.RTT})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	active, err := r.prepare(cands)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(active) == 0 {
-		return nil
+		return nil, nil
 	}
 	if res.RTT >= longRTT && !r.o.Compare {
 		// Each trial costs its omitted start (10 × RTT) and five or six
@@ -42,22 +43,30 @@ func (r *runner) compare(ctx context.Context) error {
 			c.Status = fmt.Sprintf("not measured: at an RTT of %s each trial costs %s (--compare measures them)", units.FormatDuration(res.RTT), secs(r.omit+time.Second+6*res.RTT))
 		}
 		res.Steps = append(res.Steps, fmt.Sprintf("reference profiles not measured at an RTT of %s, to keep the run within minutes (--compare measures them)", units.FormatDuration(res.RTT)))
-		return nil
+		return nil, nil
 	}
-	dirs, n, what := res.Controllable[:1], 1, "one short trial each"
-	saved := r.o.Time
+	dirs, n, what, spec := res.Controllable[:1], 1, "one short trial each", TrialSpec{Time: max(r.o.Time/4, time.Second)}
 	if r.o.Compare {
-		dirs, n, what = r.o.Directions, r.o.Trials, "full trials"
-	} else {
-		r.o.Time = max(saved/4, time.Second)
-		defer func() { r.o.Time = saved }()
+		dirs, n, what, spec = r.o.Directions, r.o.Trials, "full trials", TrialSpec{}
 	}
-	r.pr.Stage("reference profiles for comparison (%s): %d to measure", what, len(active))
+	r.pr.Stage("reference profiles (%s): %d to measure; their trials are the search's first observations", what, len(active))
 	for _, c := range active {
-		if err := r.trials(ctx, c, n, dirs, TrialSpec{}); err != nil {
-			return err
+		if err := r.trials(ctx, c, n, dirs, spec); err != nil {
+			return nil, err
 		}
 	}
+	return active, nil
+}
+
+// rank says, of each measured profile, its share of the best the
+// search's points (and the baseline) reached in the direction it was
+// measured in, and what keeps a cautioned one from being chosen.
+func (r *runner) rank(active []*Candidate) {
+	res := r.res
+	if len(active) == 0 {
+		return
+	}
+	dirs := res.Controllable[:1]
 	best := 0.0
 	for _, c := range res.Candidates {
 		if c.Origin == OriginSearch || c.Baseline {
@@ -77,7 +86,34 @@ func (r *runner) compare(ctx context.Context) error {
 			c.Status += "; never chosen: sets " + strings.Join(keys, ", ")
 		}
 	}
-	return nil
+}
+
+// profileObs is the measured profiles' trials as observations of the
+// grid's knobs: a profile that sets nothing beyond the buffers and the
+// congestion control is a point (off the grid's rungs, screened); a gain
+// from any other key is reported, not chased.
+func (r *runner) profileObs(active []*Candidate) []plan.Obs {
+	var out []plan.Obs
+	for _, c := range active {
+		cc, onGrid := r.congestion(), true
+		for _, s := range c.Settings {
+			switch s.Key {
+			case keyRmem, keyWmem, "net.core.rmem_max", "net.core.wmem_max":
+			case keyCC:
+				cc = norm(s.Value)
+			default:
+				onGrid = false
+			}
+		}
+		kind := plan.Screen
+		if r.o.Compare {
+			kind = plan.Full
+		}
+		if onGrid && len(c.Trials) > 0 {
+			out = append(out, observe(c, plan.Point{Rmem: c.RmemMax, Wmem: c.WmemMax, CC: cc}, kind, 0)...)
+		}
+	}
+	return out
 }
 
 // prepare resolves, filters and de-duplicates the profiles, appending

@@ -20,8 +20,9 @@ import (
 // observations: the baseline's full set, or the screenings of the point
 // the search starts from (a host queue's raise, a larger MTU). The
 // choice returned has a full set of its own, which is its verification;
-// where none has one, it is fallback.
-func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate) (*Candidate, error) {
+// where none has one, it is fallback. seed are observations made before
+// (the reference profiles').
+func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate, seed []plan.Obs) (*Candidate, error) {
 	res := r.res
 	pol := plan.DefaultPolicy(r.o.Trials, r.o.Time, r.omit, res.RTT)
 	if r.o.Budget > 0 {
@@ -39,7 +40,7 @@ func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate) 
 	if start != base {
 		kind = plan.Screen
 	}
-	obs := observe(start, sp, kind, 0)
+	obs := append(observe(start, sp, kind, 0), seed...)
 	var m plan.Model
 	for {
 		m = plan.Fit(r.prior(), obs, pol)
@@ -145,15 +146,22 @@ func (r *runner) prior() plan.Prior {
 		Dirs: slices.Clone(r.res.Controllable), Default: r.congestion(), RecvShare: m.Recv, SendShare: m.Send}
 }
 
-// spent is the trial time of the run so far: each trial's omit, time
-// and set-up round trips, as the policy counts them.
+// spent is the search's trial time so far: each trial's omit, its own
+// time and set-up round trips, as the policy counts them. The reference
+// profiles' short trials are outside the budget (measured for the
+// report, they inform the search too).
 func (r *runner) spent() time.Duration {
-	n := 0
-	for _, c := range r.res.Candidates {
-		n += len(c.Trials)
-	}
 	setup := time.Duration(8 * float64(r.res.RTT))
-	return time.Duration(n) * (r.omit + r.o.Time + setup)
+	var d time.Duration
+	for _, c := range r.res.Candidates {
+		if c.Origin == OriginProfile {
+			continue
+		}
+		for _, t := range c.Trials {
+			d += r.omit + setup + cmp.Or(time.Duration(t.Seconds*float64(time.Second)), r.o.Time)
+		}
+	}
+	return d
 }
 
 // observe is c's trials from index from on, as observations at p.

@@ -12,6 +12,7 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -259,6 +260,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		return res, nil
 	}
 	choice := base
+	var profiles []*Candidate
 	if f := r.fullShare(base); attrib.Full(f, 1) && !o.Force {
 		res.AlreadyFull = true
 		res.Why = fmt.Sprintf("the baseline already reaches %.0f%% of the path's goodput (%s) in every direction this host controls: nothing to tune (--force searches anyway)", 100*f, rate(res.Goodput))
@@ -269,7 +271,16 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		if err != nil {
 			return res, err
 		}
-		if choice, err = r.planned(ctx, base, start, base); err != nil {
+		// The reference profiles' trials are the search's first
+		// observations (where they ran with what the search carries).
+		if profiles, err = r.compare(ctx); err != nil {
+			return res, err
+		}
+		var seed []plan.Obs
+		if len(r.extra) == 0 {
+			seed = r.profileObs(profiles)
+		}
+		if choice, err = r.planned(ctx, base, start, base, seed); err != nil {
 			return res, err
 		}
 	}
@@ -286,19 +297,17 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		// point carries it.
 		r.extra = append(r.extra, mtuSettings(choice)...)
 		res.Steps = append(res.Steps, "the MTU changes what every setting yields (the MSS, the buffers' shares, a core's cost per byte): the search goes on at the new MTU")
-		if choice, err = r.planned(ctx, base, choice, choice); err != nil {
+		if choice, err = r.planned(ctx, base, choice, choice, nil); err != nil {
 			return res, err
 		}
 	}
 	if !res.AlreadyFull {
 		// What is reported, not applied, after the search's budget: the
-		// application's levers and the reference profiles.
+		// application's levers; and how the profiles compare.
 		if err := r.reportLevers(ctx, choice); err != nil {
 			return res, err
 		}
-		if err := r.compare(ctx); err != nil {
-			return res, err
-		}
+		r.rank(profiles)
 	}
 	if pm := res.PathMTU; pm != nil {
 		if t, ok := medianTrial(base, res.Controllable[0]); ok {
@@ -476,7 +485,7 @@ loop:
 				label = fmt.Sprintf("screening %s, %s", c.Name, d)
 			}
 			spec := extra
-			spec.Direction, spec.Time, spec.Omit = d, r.o.Time, r.omit
+			spec.Direction, spec.Time, spec.Omit = d, cmp.Or(extra.Time, r.o.Time), r.omit
 			if !slices.Contains(plan.Acts(plan.CC, r.env.BothEnds()), d) {
 				// The peer's own control sends here: a per-socket one
 				// would measure what no setting of this host does.

@@ -38,6 +38,9 @@ type modelEnv struct {
 	peerW      int64 // peer's tcp_wmem max
 	peerMTU    int   // peer's interface MTU (--peer mode; 0 = as ours)
 	lossCap    map[string]float64
+	// randomLoss is the path's random loss: every trial retransmits
+	// that share of its segments at least.
+	randomLoss float64
 	values     map[string]string
 	rng        *rand.Rand
 	sets       int
@@ -170,6 +173,7 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 	if best.limit == attrib.Network {
 		t.Retransmits = 40
 	}
+	t.Retransmits = max(t.Retransmits, int64(m.randomLoss*bps*s.Time.Seconds()/8/float64(t.MSS)))
 	if m.pacedNeed > 0 && cc == "bbr" && float64(snd) < m.pacedNeed*m.rate/8*m.rtt.Seconds() {
 		t.BitsPerSecond = min(t.BitsPerSecond, m.pacedShare*m.goodputNow())
 		t.Limit, t.Verdict, t.Retransmits = string(attrib.Network), "model: network (BBR overfills the queue and loses)", 20000
@@ -506,13 +510,14 @@ func TestLossyBBRSkipsLossBasedControls(t *testing.T) {
 	m := newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
 	m.values[keyCC] = "bbr"
 	m.lossCap = map[string]float64{"cubic": 0.30, "reno": 0.2, "bbr": 0.7}
+	m.randomLoss = 1e-3 // every flow loses, whatever holds it
 	res, err := Run(context.Background(), m, Options{Directions: []Direction{Forward}}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range m.specs {
 		if s.Congestion != "" && s.Congestion != "bbr" {
-			t.Fatalf("a trial with -C %s", s.Congestion)
+			t.Fatalf("a trial with -C %s: %s", s.Congestion, strings.Join(res.Steps, "\n"))
 		}
 	}
 	var names []string
@@ -1458,5 +1463,31 @@ func TestLabMirrorsTheUnscreenedDirection(t *testing.T) {
 	bdp := float64(res.BDP)
 	if !res.Kept || float64(ch.RmemMax) > 2.5*bdp || res.After().Summary[Forward].Median < 0.95*m.Goodput() || res.After().Summary[Reverse].Median < 0.95*m.Goodput() {
 		t.Fatalf("choice %s (rmem %.2f, wmem %.2f × BDP), kept %v; steps %q", ch.Name, float64(ch.RmemMax)/bdp, float64(ch.WmemMax)/bdp, res.Kept, res.Steps)
+	}
+}
+
+// A send buffer the diagnosis misses (its trials read the congestion
+// window, without loss, at a quarter of the buffer as payload): the
+// reference profiles' trials are the search's first observations, and a
+// profile with more send buffer that did better makes the baseline's
+// window ambiguous, so the search climbs the send buffer to the path,
+// no higher than 4 × BDP, instead of keeping the baseline.
+func TestProfileShowsAHiddenSendBuffer(t *testing.T) {
+	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	m.sendShare, m.hideBuffer, m.hideQuiet = 0.45, true, true
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sane(t, res, m)
+	ch := res.Choice()
+	t.Logf("choice %s (wmem %.2f × BDP), kept %v: %s\n%s", ch.Name, float64(ch.WmemMax)/float64(res.BDP), res.Kept, res.Why, strings.Join(res.Steps, "\n"))
+	if ch.Baseline || !res.Kept || ch.WmemMax > 4*res.BDP {
+		t.Fatalf("choice %s, wmem %.2f × BDP, kept %v", ch.Name, float64(ch.WmemMax)/float64(res.BDP), res.Kept)
+	}
+	for _, d := range []Direction{Forward, Reverse} {
+		if got := res.After().Summary[d].Median; got < 0.95*m.Goodput() {
+			t.Errorf("%s after %.0f of %.0f", d, got, m.Goodput())
+		}
 	}
 }
