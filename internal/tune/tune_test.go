@@ -31,13 +31,13 @@ import (
 // peer's buffers are fixed and out of reach. Settings live in a map, so
 // the test can check that everything is restored.
 type modelEnv struct {
-	rate       float64
-	rtt        time.Duration
-	both       bool
-	peerR      int64 // peer's tcp_rmem max (--peer mode)
-	peerW      int64 // peer's tcp_wmem max
-	peerMTU    int   // peer's interface MTU (--peer mode; 0 = as ours)
-	lossCap    map[string]float64
+	rate    float64
+	rtt     time.Duration
+	both    bool
+	peerR   int64 // peer's tcp_rmem max (--peer mode)
+	peerW   int64 // peer's tcp_wmem max
+	peerMTU int   // peer's interface MTU (--peer mode; 0 = as ours)
+	lossCap map[string]float64
 	// randomLoss is the path's random loss: every trial retransmits
 	// that share of its segments at least.
 	randomLoss float64
