@@ -471,3 +471,28 @@ func TestSendShareNeverAboveThePrior(t *testing.T) {
 		}
 	}
 }
+
+// A trial that lost nothing says the random loss is below about 3 ÷ its
+// segments: it drops the floor only where the floor would have cost it
+// three losses; a short, slow one (a reference profile's) is consistent
+// with the floor and leaves it.
+func TestLosslessTrialRuleOfThree(t *testing.T) {
+	lossy := held(Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "bbr"}, Forward, Full, attrib.Network, 400e6)
+	lossy.Retransmits = 170 // of ~172,700 segments: 0.1%
+	for _, c := range []struct {
+		name    string
+		rate    float64
+		seconds float64
+		floor   bool
+	}{
+		{"short and slow: 20 Mbit/s × 1.25 s, ~2,160 segments (2 expected)", 20e6, 1.25, true},
+		{"long: 200 Mbit/s × 5 s, ~86,000 segments (86 expected)", 200e6, 5, false},
+	} {
+		clean := held(Point{Rmem: 4 * mib, Wmem: 4 * mib, CC: "bbr"}, Forward, Screen, attrib.SendBuffer, c.rate)
+		clean.Seconds = c.seconds
+		m := Fit(prior(true), []Obs{lossy, clean}, pol())
+		if (m.Loss > 0) != c.floor {
+			t.Errorf("%s: loss floor %.2g", c.name, m.Loss)
+		}
+	}
+}
