@@ -496,3 +496,27 @@ func TestLosslessTrialRuleOfThree(t *testing.T) {
 		}
 	}
 }
+
+// A screening held by a congestion window gets a confirming full set
+// only where the model expected more of it: cubic held by the 0.1% loss
+// that a BBR full set showed is what the loss bound predicted, and
+// teaches nothing a full set would add.
+func TestConfirmOnlyASurprise(t *testing.T) {
+	p := Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "cubic"}
+	for _, c := range []struct {
+		retrans int64
+		confirm bool
+	}{{0, true}, {170, false}} {
+		bbr := full(Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "bbr"}, Forward, attrib.PathFull, gp)
+		for i := range bbr {
+			bbr[i].Retransmits = c.retrans * 5 / 2 // the same share at 2.5 × the rate
+		}
+		cu := held(p, Forward, Screen, attrib.Network, 0.3*gp)
+		cu.Retransmits = c.retrans
+		obs := append(bbr, cu)
+		st := State{Grid: grid(pol()), Model: Fit(prior(false), obs, pol()), Obs: obs}
+		if got := st.confirming(p, pol()) != nil; got != c.confirm {
+			t.Errorf("%d retransmits: confirm %v, want %v (predicted %.0f)", c.retrans, got, c.confirm, st.Model.Predict(p, Forward))
+		}
+	}
+}
