@@ -126,7 +126,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 	fs.StringVar(&name, "name", "", "lab link name (default tunePID)")
 	fs.StringVar(&peer, "peer", "", "tune this host against the tcptune or iperf3 server at HOST")
 	flagx.IntVarP(fs, &port, "port", "p", 5201, 1, 65535, "a port", "the server's port")
-	flagx.IntVarP(fs, &trials, "trials", "", 3, 2, 50, "trials", "trials per direction for the baseline and the verification (at most: 2 that agree within 1% get no third)")
+	flagx.IntVarP(fs, &trials, "trials", "", 3, 2, 50, "trials", "trials per direction in a full set (the baseline's, and the choice's: its verification)")
 	flagx.SecondsVarP(fs, &dur, "time", "t", 5*time.Second, time.Second, time.Hour, false, "measured seconds per trial (fractions allowed)")
 	flagx.SecondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial, fractions allowed (0 = max(1 s, 10 × RTT))")
 	fs.BoolVar(&force, "force", false, "search even when the baseline already fills the path")

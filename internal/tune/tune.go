@@ -527,10 +527,6 @@ func (r *runner) noteDrops(label string, t Trial) {
 	r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s: %s; where the baseline's trials dropped, tune screens a raise of that queue before the search", label, t.Drops.Verdict()))
 }
 
-// agree is how close a direction's first two trials must be for the
-// rest to be skipped: the noise of a trial on a quiet path.
-const agree = 0.01
-
 // one runs a trial, retrying once (a peer may still be tearing down the
 // previous test).
 func (r *runner) one(ctx context.Context, spec TrialSpec, label string) (Trial, error) {

@@ -429,7 +429,8 @@ func TestSearchSendBufferLimited(t *testing.T) {
 	if refs < 4 {
 		t.Errorf("%d reference profiles measured", refs)
 	}
-	// Three trials a direction, or two that agree within 1%.
+	// A full set is three trials a direction (no early stop: two that
+	// agree say nothing of a second mode).
 	for _, c := range []*Candidate{res.Baseline(), res.Verify} {
 		for _, d := range []Direction{Forward, Reverse} {
 			var bps []float64
@@ -438,7 +439,7 @@ func TestSearchSendBufferLimited(t *testing.T) {
 					bps = append(bps, tr.BitsPerSecond)
 				}
 			}
-			if len(bps) != 3 && (len(bps) != 2 || math.Abs(bps[0]-bps[1]) > agree*max(bps[0], bps[1])) {
+			if len(bps) != 3 {
 				t.Errorf("%s %s: trials %v", c.ID, d, bps)
 			}
 		}
