@@ -26,9 +26,9 @@ type Prior struct {
 type Model struct {
 	Prior
 	// Recv and Send are the buffer shares learned from trials a buffer
-	// held (rate × idle RTT over the buffer: the RTT a held flow adds
-	// folds in); 0 = not learned. Send is per congestion control: a
-	// lossy flow's send buffer also holds what was sent beyond holes.
+	// held without host-queue drops (rate × idle RTT over the buffer);
+	// 0 = not learned. Send is per congestion control: a lossy flow's
+	// send buffer also holds what was sent beyond holes.
 	Recv float64
 	Send map[string]float64
 	// Ceiling is, per direction, what no knob of this host moves (the
@@ -76,6 +76,7 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 			l = attrib.SendBuffer // more of it did better: it was the buffer's
 		}
 		switch {
+		case o.Drops:
 		case l == attrib.ReceiverWindow && acts(Rmem, d, pr.BothEnds):
 			m.Recv = lower(m.Recv, o.Rate*idle/8/float64(o.Point.Rmem))
 		case l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds):
@@ -93,8 +94,8 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 			m.Queue = max(m.Queue, int64((o.RTT-o.MinRTT).Seconds()*o.Rate/8))
 		}
 	}
-	// A trial that lost nothing rules the floor out where the floor
-	// predicts it three losses (the rule of three: none in n, 95% < 3/n).
+	// A lossless trial rules the floor out where it predicts three losses
+	// (the rule of three: none in n segments, 95% below 3/n).
 	for _, o := range obs {
 		if o.Retransmits == 0 && o.Seconds > 0 && o.Rate > 0 && o.MSS > 0 && o.segments()*m.Loss >= 3 {
 			m.Loss = 0
@@ -179,7 +180,7 @@ func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
 	if o.limit() != attrib.Network || !acts(Wmem, o.Dir, m.BothEnds) {
 		return false
 	}
-	if m.more(o, obs, func(x Obs) bool { return x.Rate > o.Rate*(1+m.Tol(o.Dir, pol)) }) {
+	if m.more(o, obs, func(x Obs) bool { return x.Rate > o.Rate*(1+m.apart(o.Dir, pol)) }) {
 		return true
 	}
 	return o.Capped == attrib.SendBuffer && !m.more(o, obs, func(Obs) bool { return true })
@@ -194,7 +195,7 @@ func (m Model) buffers(o Obs, obs []Obs, pol Policy) bool {
 	if o.limit() != attrib.Network || o.Capped != attrib.SendBuffer || o.Retransmits <= 0 || !acts(Wmem, o.Dir, m.BothEnds) {
 		return false
 	}
-	return m.more(o, obs, func(x Obs) bool { return x.Rate > o.Rate*(1+m.Tol(o.Dir, pol)) })
+	return m.more(o, obs, func(x Obs) bool { return x.Rate > o.Rate*(1+m.apart(o.Dir, pol)) })
 }
 
 // more reports whether a trial with more send buffer than o's, the same
@@ -369,8 +370,8 @@ func (m Model) allows(p Point, d Direction) float64 {
 	return a
 }
 
-// Tol is direction d's noise tolerance: Spreads pooled standard
-// deviations, within [MinTol, MaxTol].
+// Tol is d's noise tolerance where a figure is held to an aim or the
+// best: Spreads pooled spreads, within [MinTol, MaxTol] (trials: apart).
 func (m Model) Tol(d Direction, pol Policy) float64 {
 	return min(pol.MaxTol, max(pol.MinTol, pol.Spreads*m.Spread[d]))
 }

@@ -96,12 +96,7 @@ func (s State) atAim(r rating, aim map[Direction]float64, best float64, pol Poli
 
 // fullAt reports whether p itself (not only its key) has a full set in d.
 func (s State) fullAt(p Point, d Direction) bool {
-	for _, o := range s.Obs {
-		if o.Point == p && o.Dir == d && o.Kind == Full {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.Obs, func(o Obs) bool { return o.Point == p && o.Dir == d && o.Kind == Full })
 }
 
 // Next is what to measure next: the cheapest point the model rates at

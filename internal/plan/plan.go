@@ -259,3 +259,12 @@ func (m Model) Need(k Knob, cc string, bdp int64, pol Policy) int64 {
 	}
 	return need
 }
+
+// apart is how far two single trials in direction d must differ to be
+// apart: Spreads standard deviations of their difference (the pooled
+// spread × √2), at least MinTol and not capped: where a control's rate
+// has two modes (cubic leaving slow start early or late) one trial of
+// each differs by that much without any knob's doing.
+func (m Model) apart(d Direction, pol Policy) float64 {
+	return max(pol.MinTol, pol.Spreads*m.Spread[d]*math.Sqrt2)
+}

@@ -520,3 +520,18 @@ func TestConfirmOnlyASurprise(t *testing.T) {
 		}
 	}
 }
+
+// A trial this host's own queue dropped packets in is held by those
+// drops whatever its verdict names: it teaches no buffer share (a short
+// transmit ring collapsed cubic to a tenth of the path, and a profile's
+// trial read "send buffer" there, which made every point look short).
+func TestHostDropsTeachNoShare(t *testing.T) {
+	o := held(Point{Rmem: 4 * mib, Wmem: 4 * mib}, Forward, Screen, attrib.SendBuffer, 0.1*gp)
+	if m := Fit(prior(true), []Obs{o}, pol()); m.Send["cubic"] == 0 {
+		t.Fatalf("without drops the send share is learned")
+	}
+	o.Drops = true
+	if m := Fit(prior(true), []Obs{o}, pol()); m.Send["cubic"] != 0 || m.Predict(Point{Rmem: 40 * mib, Wmem: 40 * mib}, Forward) < gp {
+		t.Errorf("with drops: send share %.3f", m.Send["cubic"])
+	}
+}
