@@ -215,15 +215,23 @@ func profileKeys() []string {
 	return keys
 }
 
+// cautionOf is why the knob catalogue cautions against s ("" if it
+// does not).
+func cautionOf(s Setting) string {
+	k, ok := knobs.Lookup("linux", s.Key)
+	if !ok {
+		return ""
+	}
+	return k.Caution[norm(s.Value)]
+}
+
 // resolve fixes a candidate's memory from its settings over the current
 // values, and notes the settings the catalogue cautions against.
 func (c *Candidate) resolve(current map[string]string) {
 	c.Cautions = nil
 	for _, s := range c.Settings {
-		if k, ok := knobs.Lookup("linux", s.Key); ok {
-			if why := k.Caution[norm(s.Value)]; why != "" {
-				c.Cautions = append(c.Cautions, fmt.Sprintf("%s = %s: %s", s.Key, norm(s.Value), why))
-			}
+		if why := cautionOf(s); why != "" {
+			c.Cautions = append(c.Cautions, fmt.Sprintf("%s = %s: %s", s.Key, norm(s.Value), why))
 		}
 	}
 	eff := map[string]string{}

@@ -78,12 +78,14 @@ func (r *runner) rank(active []*Candidate) {
 		if !r.o.Compare {
 			c.Status += " (short trial)"
 		}
-		if len(c.Cautions) > 0 {
-			var keys []string
-			for _, x := range c.Cautions {
-				keys = append(keys, x[:strings.Index(x, ":")])
+		var cautioned []string
+		for _, st := range c.Settings {
+			if cautionOf(st) != "" {
+				cautioned = append(cautioned, st.Key+" = "+norm(st.Value))
 			}
-			c.Status += "; never chosen: sets " + strings.Join(keys, ", ")
+		}
+		if len(cautioned) > 0 {
+			c.Status += "; never chosen: sets " + strings.Join(cautioned, ", ")
 		}
 	}
 }
