@@ -345,3 +345,20 @@ func TestLossExplainsCounts(t *testing.T) {
 		t.Error("60 Mbit/s with 6 losses of 5,000 segments")
 	}
 }
+
+// A cubic sender its 384 KiB send buffer holds at 130 Mbit/s on a
+// 500 Mbit/s × 20 ms link, the path's rate unknown (a stock iperf3
+// server): its writer's refills, a third of the buffer at once, queue
+// for up to 8 ms in the relay, and its RTT reads 20 → 24.5 ms. That is
+// the buffer's, not a full path; the satellite's 180 ms stretch with
+// 1.1 MB of window room at 81 Mbit/s is more than bursts make.
+func TestWriterBurstsAreNoStandingQueue(t *testing.T) {
+	in := Input{WallUS: 1e6, BusyUS: 1e6, SndbufLimitUS: 6e5, SndWnd: 4e6, SndBuf: 393216, CwndBytes: 1.2e6, RTTUS: 24500, MinRTTUS: 20000,
+		BitsPerSecond: 130e6, Streams: 1, MSS: 1448, InflightBytes: 395304}
+	if r := Attribute(in); r.Limit != SendBuffer {
+		t.Fatalf("%s", r)
+	}
+	if writerBursts(Input{SndBuf: 11.3e6, CwndBytes: 9e6, InflightBytes: 7.9e6, BitsPerSecond: 81.4e6, RTTUS: 780000, MinRTTUS: 600000}, 1) {
+		t.Error("the satellite's stretch read as bursts")
+	}
+}

@@ -99,7 +99,7 @@ func capacity(in Input, n int, sh Shares) (Result, bool) {
 		what, _ := binding(in, n)
 		need := in.BitsPerSecond / float64(n) / 8 * float64(idle) / 1e6
 		surplus := in.InflightBytes > 0 && float64(in.InflightBytes) > 1.15*need
-		if (what == "rwnd" || what == "sndbuf") && !surplus {
+		if (what == "rwnd" || what == "sndbuf") && !surplus || what == "sndbuf" && writerBursts(in, n) {
 			return Result{}, false
 		}
 	}
@@ -119,6 +119,23 @@ func capacity(in Input, n int, sh Shares) (Result, bool) {
 		r.Advice += fmt.Sprintf(" (%d retransmits: the queue overflows)", in.Retransmits)
 	}
 	return r, true
+}
+
+// writerBursts reports whether a flow its send buffer held could have
+// stretched its own RTT as much as it did: the kernel wakes a writer
+// whose buffer is full when a third of it is free, and what the
+// congestion window leaves room for (cwnd less what is in flight) of
+// that third goes out at once and waits in the bottleneck's queue for
+// at most its size over the rate (the bottleneck is at least as fast).
+// A mean stretch within that wait does not decide that a standing queue
+// built: bursts of an unpaced writer queue briefly on a path with room.
+func writerBursts(in Input, n int) bool {
+	rate := in.BitsPerSecond / float64(n) / 8
+	if rate <= 0 || in.SndBuf == 0 || in.CwndBytes <= in.InflightBytes {
+		return false
+	}
+	burst := min(float64(in.SndBuf)/3, float64(in.CwndBytes-in.InflightBytes))
+	return float64(in.RTTUS-in.idleRTT()) <= burst/rate*1e6
 }
 
 // lossExplains reports whether the flow's own loss accounts for its
