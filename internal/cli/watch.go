@@ -3,11 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/flagx"
+	"github.com/tcptune/tcptune/internal/metricsrv"
 	"github.com/tcptune/tcptune/internal/watch"
 )
 
@@ -17,10 +19,13 @@ func newWatchCmd() *cobra.Command {
 		port, count   int
 		filter, netns string
 		promAddr      string
-		asJSON        bool
+		asJSON, flows bool
+		group         string
+		forDur        time.Duration
+		rate          float64
 	)
 	cmd := &cobra.Command{
-		Use:   "watch [--interval 1s] [--port P | --filter EXPR] [--count N] [--netns NS] [--json] [--prometheus ADDR]",
+		Use:   "watch [--interval 1s] [--port P | --filter EXPR] [--count N | --flows [--group 24,64|port] [--for D] [--rate R]] [--netns NS] [--json] [--prometheus ADDR]",
 		Short: "Live socket buffers (sock_diag) and the kernel counters that show overflow (Linux)",
 		Long: `watch lists TCP sockets through sock_diag netlink, as ss does: addresses,
 state, Recv-Q/Send-Q, skmem (rmem_alloc/rcvbuf, wmem_queued/sndbuf, drops),
@@ -31,8 +36,19 @@ TCPRcvCollapsed, TCPZeroWindowDrop, TCPMemoryPressures, ListenOverflows,
 retransmits, softnet drops ...), and verdicts in words.
 
 --filter takes terms KEY=VALUE, all of which must hold: sport, dport, port,
-src, dst, state (e.g. "dport=5201 state=estab").`,
-		Example: "  tcptune watch --port 5201\n  tcptune watch --filter 'dst=10.0.0.2' --count 10 --json\n  tcptune watch --prometheus :9465",
+src, dst, state (e.g. "dport=5201 state=estab").
+
+--flows records every TCP flow as it ends instead (the kernel's sock_diag
+destroy notifications, as ss -E; needs root), judges each with the
+attribution bench uses (the sender's view where this host sent, the
+receiver's where it received), and sums them per peer prefix (--group,
+/24 and /64 by default, or per service port) with one verdict per group
+and the setting that acts on it, sized for --rate at the group's RTT.
+Flows too short to leave slow start are counted, not judged. It prints
+each flow as it ends (a live table of the groups on a terminal), and the
+summary at the end (--for, --count intervals or Ctrl-C); --json writes
+one object per flow and the summary; advise --flows FILE reads it back.`,
+		Example: "  tcptune watch --port 5201\n  tcptune watch --filter 'dst=10.0.0.2' --count 10 --json\n  tcptune watch --prometheus :9465\n  sudo tcptune watch --flows --for 10m --rate 10gbit --json > flows.json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if port != 0 && filter != "" {
@@ -43,6 +59,20 @@ src, dst, state (e.g. "dport=5201 state=estab").`,
 				return err
 			}
 			f.Port = port
+			if flows {
+				by, err := watch.ParseGroupBy(group)
+				if err != nil {
+					return err
+				}
+				if count > 0 && forDur == 0 {
+					forDur = time.Duration(count) * interval
+				}
+				run := watch.NewFlowRun(watch.FlowConfig{NetNS: netns, Interval: interval, For: forDur, GroupBy: by, Filter: f, TargetBPS: rate})
+				return watchFlows(cmd, run, promAddr, asJSON)
+			}
+			if c := flagx.FirstChanged(cmd.Flags(), "group", "for", "rate"); c != "" {
+				return fmt.Errorf("--%s: applies to --flows", c)
+			}
 			src := watch.Live{NetNS: netns, Filter: f}
 			if promAddr != "" {
 				at, stop, err := watch.ServeMetrics(promAddr, src)
@@ -70,6 +100,50 @@ src, dst, state (e.g. "dport=5201 state=estab").`,
 	flagx.IntVarP(fs, &count, "count", "c", 0, 0, 1000000, "refreshes", "stop after N refreshes (0 = until interrupted)")
 	fs.StringVar(&netns, "netns", "", "watch inside this network namespace")
 	fs.BoolVarP(&asJSON, "json", "J", false, "one JSON object per refresh")
+	fs.BoolVar(&flows, "flows", false, "record every TCP flow as it ends, judge it and sum per group (root)")
+	fs.StringVar(&group, "group", "24,64", "with --flows: group peers by prefix lengths V4[,V6], or by service port (port)")
+	flagx.SecondsVarP(fs, &forDur, "for", "", 0, 0, 366*24*time.Hour, true, "with --flows: stop after this long (0 = until interrupted)")
+	rate = 1e9
+	flagx.RateVarP(fs, &rate, "rate", "", "with --flows: the rate per flow the advice sizes buffers for (default 1gbit)")
 	fs.StringVar(&promAddr, "prometheus", "", "also serve the figures as Prometheus metrics on [HOST]:PORT (loopback unless HOST is given; e.g. :9465)")
 	return cmd
+}
+
+// watchFlows runs --flows: each flow as it ends (or the groups' table,
+// redrawn, on a terminal), the summary at the end.
+func watchFlows(cmd *cobra.Command, run *watch.FlowRun, promAddr string, asJSON bool) error {
+	if promAddr != "" {
+		at, stop, err := metricsrv.Serve(promAddr, watch.NewFlowCollector(run))
+		if err != nil {
+			return fmt.Errorf("--prometheus %s: %v", promAddr, client.UnwrapOp(err))
+		}
+		defer stop()
+		fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics on http://%s/metrics\n", at)
+	}
+	out := cmd.OutOrStdout()
+	h := watch.FlowHandlers{
+		Ready: func() {
+			fmt.Fprintln(cmd.ErrOrStderr(), "listening for ending TCP flows; the summary comes at the end (Ctrl-C)")
+		},
+		Flow: func(f watch.Flow) error { watch.WriteFlow(out, f); return nil },
+	}
+	switch {
+	case asJSON:
+		h.Flow = func(f watch.Flow) error { return watch.WriteJSONLine(out, watch.FlowLine{Flow: &f}) }
+	case isTerminal(out):
+		h.Flow = nil
+		h.Tick = func(s watch.Summary) error { fmt.Fprint(out, "\033[H\033[2J"); watch.WriteSummary(out, s); return nil }
+	}
+	s, err := run.Run(cmd.Context(), h)
+	if errors.Is(err, iofs.ErrPermission) {
+		return fmt.Errorf("--flows: the kernel refused its flow events (%v): run it as root", err)
+	}
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return watch.WriteJSONLine(out, watch.FlowLine{Summary: &s})
+	}
+	watch.WriteSummary(out, s)
+	return nil
 }

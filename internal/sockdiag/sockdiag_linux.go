@@ -171,3 +171,85 @@ func addr(family uint8, b []byte) netip.Addr {
 	}
 	return a
 }
+
+// The multicast groups of NETLINK_SOCK_DIAG that carry TCP sockets as
+// they are destroyed (include/uapi/linux/sock_diag.h).
+const (
+	groupTCP4Destroy = 1 // SKNLGRP_INET_TCP_DESTROY
+	groupTCP6Destroy = 3 // SKNLGRP_INET6_TCP_DESTROY
+)
+
+// Listener receives the TCP sockets of one network namespace as the
+// kernel frees them, each with its final TCP_INFO (what `ss -E` prints).
+// Joining needs root (CAP_NET_ADMIN in the namespace's user namespace).
+type Listener struct {
+	fd       int
+	buf      []byte
+	overruns uint64
+}
+
+// Listen joins the TCP destroy groups of namespace netns ("" = this
+// one) with a receive buffer of rcvbuf bytes (0 = 8 MiB): bursts of
+// ending flows that outrun the reader overflow it, and Overruns counts
+// them.
+func Listen(netns string, rcvbuf int) (*Listener, error) {
+	if rcvbuf <= 0 {
+		rcvbuf = 8 << 20
+	}
+	l := &Listener{fd: -1, buf: make([]byte, 1<<16)}
+	err := nsx.Do(netns, func() error {
+		fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+		if err != nil {
+			return fmt.Errorf("sock_diag socket: %w", err)
+		}
+		l.fd = fd
+		// SO_RCVBUFFORCE passes the rmem_max cap as root; SO_RCVBUF is the
+		// fallback within it.
+		if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, rcvbuf) != nil {
+			_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, rcvbuf)
+		}
+		tv := unix.NsecToTimeval(int64(200 * time.Millisecond))
+		if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+			return err
+		}
+		sa := &unix.SockaddrNetlink{Family: unix.AF_NETLINK, Groups: 1<<(groupTCP4Destroy-1) | 1<<(groupTCP6Destroy-1)}
+		if err := unix.Bind(fd, sa); err != nil {
+			return fmt.Errorf("joining the sock_diag destroy groups: %w", err)
+		}
+		return nil
+	})
+	if err != nil && l.fd >= 0 {
+		unix.Close(l.fd)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Next returns the sockets of the next notification, or none when
+// nothing came within 200 ms (so a caller can check for its end). An
+// overrun of the receive buffer is counted, not returned.
+func (l *Listener) Next() ([]Socket, error) {
+	for {
+		n, _, err := unix.Recvfrom(l.fd, l.buf, 0)
+		switch {
+		case errors.Is(err, unix.ENOBUFS):
+			l.overruns++
+			continue
+		case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EINTR):
+			return nil, nil
+		case err != nil:
+			return nil, fmt.Errorf("sock_diag events: %w", err)
+		}
+		_, socks, err := parseMessages(l.buf[:n], 0)
+		return socks, err
+	}
+}
+
+// Overruns is how many times the receive buffer overflowed: each lost
+// at least one notification.
+func (l *Listener) Overruns() uint64 { return l.overruns }
+
+// Close leaves the groups.
+func (l *Listener) Close() error { return unix.Close(l.fd) }

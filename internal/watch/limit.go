@@ -11,9 +11,20 @@ import (
 // it only received; ok is false for a socket that moved nothing (or
 // has no TCP_INFO in either sample).
 func judge(prev, cur sockdiag.Socket, dt float64) (attrib.Result, bool) {
+	in, ok := input(prev, cur, dt)
+	if !ok {
+		return attrib.Result{}, false
+	}
+	return attrib.Judge(in), true
+}
+
+// input is the attribution's input for a socket over the interval
+// between two samples, its instantaneous figures (window, cwnd, RTT, in
+// flight) from cur.
+func input(prev, cur sockdiag.Socket, dt float64) (attrib.Input, bool) {
 	p, c := prev.Info, cur.Info
 	if p == nil || c == nil || dt <= 0 {
-		return attrib.Result{}, false
+		return attrib.Input{}, false
 	}
 	wall := uint64(dt * 1e6)
 	sent := c.DeliveredSince(p)
@@ -42,11 +53,11 @@ func judge(prev, cur sockdiag.Socket, dt float64) (attrib.Result, bool) {
 		}
 		in.ReceiverView = rv
 	default:
-		return attrib.Result{}, false
+		return attrib.Input{}, false
 	}
 	in.Sender, in.Receiver = cur.Local.Addr().String(), cur.Remote.Addr().String()
 	if in.From == attrib.FromReceiver {
 		in.Sender, in.Receiver = in.Receiver, in.Sender
 	}
-	return attrib.Judge(in), true
+	return in, true
 }

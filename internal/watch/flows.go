@@ -1,0 +1,233 @@
+package watch
+
+import (
+	"math"
+	"net/netip"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/sockdiag"
+	"github.com/tcptune/tcptune/internal/sockopt"
+)
+
+// Role is which way a flow carried its data, seen from this host.
+type Role string
+
+// The two roles.
+const (
+	Sent     Role = "sent"     // this host sent: the sender's view decides
+	Received Role = "received" // this host received: the receiver's view decides
+)
+
+// Flow is one TCP flow as it ended, judged by the attribution bench
+// uses.
+type Flow struct {
+	Local  string `json:"local"`
+	Remote string `json:"remote"`
+	Group  string `json:"group"`
+	Role   Role   `json:"role"`
+	// Start is when the flow was first seen alive (zero when it began
+	// and ended between two samples); End when its socket was freed.
+	Start time.Time `json:"start,omitzero"`
+	End   time.Time `json:"end"`
+	// Seconds is the period judged: from the first sighting to the end,
+	// or the sender's busy time for a flow never seen alive.
+	Seconds       float64 `json:"duration_s"`
+	BytesSent     uint64  `json:"bytes_sent"`
+	BytesReceived uint64  `json:"bytes_received"`
+	// BitsPerSecond is the rate of the flow's direction over Seconds.
+	BitsPerSecond float64 `json:"bits_per_second"`
+	RTTms         float64 `json:"rtt_ms"`
+	MinRTTms      float64 `json:"min_rtt_ms"`
+	Retransmits   uint32  `json:"retransmits"`
+	// Judged is false for flows the evidence cannot judge (Why says
+	// which): too short to leave slow start, or without a duration.
+	Judged bool           `json:"judged"`
+	Why    string         `json:"not_judged,omitempty"`
+	Limit  *attrib.Result `json:"limit,omitempty"`
+	// peer is the remote address, for grouping and advice.
+	peer netip.Addr
+}
+
+// Tracker follows flows between their first sighting in a dump and
+// their end, so that a flow's judgement covers a known period. It is not
+// safe for concurrent use.
+type Tracker struct {
+	// GroupOf names a flow's group (GroupBy.Of).
+	GroupOf func(local, remote netip.AddrPort) string
+	seen    map[uint64]sighting
+}
+
+// sighting is a flow's first and last sample while it was alive, and
+// the running figures of all its samples.
+type sighting struct {
+	first, last sockdiag.Socket
+	at          time.Time
+	missed      int // dumps since the last that listed it
+	live        liveFigures
+}
+
+// liveFigures are what only a live socket shows (its final TCP_INFO is
+// taken after close, with nothing in flight): the sums over the samples
+// of what the attribution takes as a mean, and the largest of what it
+// takes as a maximum. The kernel's send-buffer chronograph misses a
+// writer whose last bytes wait unsent (it counts only an empty queue),
+// so the bytes in flight against the buffer are the evidence that
+// decides there.
+type liveFigures struct {
+	n                                      uint64
+	inflight, notsent, rtt, rcvWnd, rcvRTT uint64
+	cwnd, sndWnd                           uint64
+}
+
+func (l *liveFigures) add(i *sockopt.TCPInfo) {
+	l.n++
+	l.inflight += i.InflightBytes()
+	l.notsent += uint64(i.NotsentBytes)
+	l.rtt += uint64(i.RTT)
+	l.rcvWnd += uint64(i.RcvWnd)
+	l.rcvRTT += uint64(i.RcvRTT)
+	l.cwnd = max(l.cwnd, i.CwndBytes())
+	l.sndWnd = max(l.sndWnd, uint64(i.SndWnd))
+}
+
+// into sets the input's live figures from the samples.
+func (l liveFigures) into(in *attrib.Input) {
+	if l.n == 0 {
+		return
+	}
+	if in.SenderIsLocal {
+		in.InflightBytes, in.NotsentBytes, in.RTTUS = l.inflight/l.n, l.notsent/l.n, l.rtt/l.n
+		in.CwndBytes, in.SndWnd = l.cwnd, l.sndWnd
+		return
+	}
+	if rv := in.ReceiverView; rv != nil {
+		rv.Window, rv.RTTUS = l.rcvWnd/l.n, l.rcvRTT/l.n
+	}
+}
+
+// Sample records the sockets of one dump taken at t. A flow two dumps
+// in a row no longer list, whose end was not heard (its notification
+// was lost), is forgotten: the tracker never grows without bound.
+func (tr *Tracker) Sample(t time.Time, socks []sockdiag.Socket) {
+	if tr.seen == nil {
+		tr.seen = map[uint64]sighting{}
+	}
+	listed := make(map[uint64]bool, len(socks))
+	for _, s := range socks {
+		if s.Info == nil || !s.Remote.IsValid() || s.Remote.Port() == 0 {
+			continue
+		}
+		listed[s.Cookie] = true
+		v, ok := tr.seen[s.Cookie]
+		if !ok {
+			v = sighting{first: s, at: t}
+		}
+		v.last, v.missed = s, 0
+		v.live.add(s.Info)
+		tr.seen[s.Cookie] = v
+	}
+	for c, v := range tr.seen {
+		if !listed[c] {
+			if v.missed++; v.missed >= 2 {
+				delete(tr.seen, c)
+				continue
+			}
+			tr.seen[c] = v
+		}
+	}
+}
+
+// Open is how many flows the tracker holds (seen alive, not yet ended).
+func (tr *Tracker) Open() int { return len(tr.seen) }
+
+// End turns a destroyed socket, seen at t, into its Flow; ok is false
+// for sockets that never connected (no peer) or listened.
+func (tr *Tracker) End(t time.Time, s sockdiag.Socket) (Flow, bool) {
+	if s.Info == nil || !s.Remote.IsValid() || s.Remote.Port() == 0 || s.State == "LISTEN" {
+		return Flow{}, false
+	}
+	v, alive := tr.seen[s.Cookie]
+	delete(tr.seen, s.Cookie)
+	i := s.Info
+	f := Flow{
+		Local: s.Local.String(), Remote: s.Remote.String(), End: t, peer: s.Remote.Addr(),
+		BytesSent: i.BytesAcked, BytesReceived: i.BytesReceived,
+		RTTms: float64(i.RTT) / 1000, MinRTTms: float64(i.MinRTT) / 1000, Retransmits: i.TotalRetrans,
+	}
+	if tr.GroupOf != nil {
+		f.Group = tr.GroupOf(s.Local, s.Remote)
+	}
+	f.Role = Sent
+	if i.BytesReceived > i.BytesAcked {
+		f.Role = Received
+	}
+	prev := sockdiag.Socket{Local: s.Local, Remote: s.Remote, Info: &sockopt.TCPInfo{}}
+	switch {
+	case alive:
+		f.Start, f.Seconds = v.at, t.Sub(v.at).Seconds()
+		prev = v.first
+		if s.Mem == nil {
+			s.Mem = v.last.Mem // the notification carries no skmem
+		}
+	case f.Role == Sent:
+		f.Seconds = float64(i.BusyTime) / 1e6
+	default:
+		f.Why = "ended within one sample interval: the receiver's view has no duration"
+		return f, true
+	}
+	moved := float64(s.Info.DeliveredSince(prev.Info))
+	if f.Role == Received {
+		moved = float64(s.Info.ReceivedSince(prev.Info))
+	}
+	if f.Seconds > 0 {
+		f.BitsPerSecond = moved * 8 / f.Seconds
+	}
+	if why := tooShort(f, i); why != "" {
+		f.Why = why
+		return f, true
+	}
+	in, ok := input(prev, s, f.Seconds)
+	if !ok {
+		f.Why = "moved no data in the period seen"
+		return f, true
+	}
+	v.live.into(&in)
+	r := attrib.Judge(in)
+	f.Judged, f.Limit = true, &r
+	return f, true
+}
+
+// MinLifeInSlowStart is the most of a flow's life slow start may take
+// for its limits to be judged: four times the rounds slow start needs to
+// reach the flow's window.
+const MinLifeInSlowStart = 4
+
+// tooShort says why a flow is too short to judge ("" when it is not):
+// slow start doubles the window each round trip from ten segments, so a
+// flow that lasted fewer than MinLifeInSlowStart × the rounds needed to
+// reach its own window (the larger of its cwnd and its rate × RTT) spent
+// much of its life in slow start, where no buffer or window held it yet.
+func tooShort(f Flow, i *sockopt.TCPInfo) string {
+	rtt := f.MinRTTms
+	if rtt <= 0 {
+		rtt = float64(i.RcvRTT) / 1000
+	}
+	mss := float64(max(i.SndMSS, i.RcvMSS, 536))
+	if f.Role == Received && i.RcvMSS > 0 {
+		mss = float64(i.RcvMSS)
+	}
+	if rtt <= 0 || f.Seconds <= 0 {
+		return "no RTT or duration to judge by"
+	}
+	win := f.BitsPerSecond / 8 * rtt / 1000 / mss
+	if f.Role == Sent {
+		win = max(win, float64(i.SndCwnd))
+	}
+	need := math.Max(1, math.Ceil(math.Log2(math.Max(win, 10)/10))+1)
+	life := max(f.Seconds, float64(i.BusyTime)/1e6) // busy time covers its life before a first sighting
+	if rounds := life * 1000 / rtt; rounds < MinLifeInSlowStart*need {
+		return "too short to leave slow start"
+	}
+	return ""
+}

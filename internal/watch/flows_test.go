@@ -1,0 +1,213 @@
+package watch
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/sockdiag"
+	"github.com/tcptune/tcptune/internal/sockopt"
+)
+
+var (
+	here = netip.MustParseAddrPort("10.0.0.1:8080")
+	peer = netip.MustParseAddrPort("10.0.1.7:40000")
+)
+
+// sender is a sending socket's TCP_INFO after mb megabytes in busyS
+// seconds, sndbufS of them held by its send buffer.
+func sender(mb, busyS, sndbufS float64) *sockopt.TCPInfo {
+	segs := uint32(mb * 1e6 / 1448)
+	return &sockopt.TCPInfo{SndMSS: 1448, RcvMSS: 536, RTT: 21000, MinRTT: 20000, SndCwnd: 700,
+		SndSsthresh: 0x7fffffff, SndWnd: 8 << 20, BusyTime: uint64(busyS * 1e6), SndbufLimited: uint64(sndbufS * 1e6),
+		BytesSent: uint64(segs) * 1448, BytesAcked: uint64(segs) * 1448, Delivered: segs, DataSegsOut: segs}
+}
+
+func receiver(mb float64) *sockopt.TCPInfo {
+	return &sockopt.TCPInfo{SndMSS: 1448, RcvMSS: 1448, MinRTT: 20000, RcvRTT: 20500, RcvWnd: 6 << 20, BytesReceived: uint64(mb * 1e6)}
+}
+
+func TestTrackerEnd(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	tr := &Tracker{GroupOf: DefaultGroupBy.Of}
+	mem := &sockdiag.SkMem{Sndbuf: 1 << 20}
+	tr.Sample(t0, []sockdiag.Socket{{Local: here, Remote: peer, Cookie: 1, Info: sender(10, 0.2, 0.15), Mem: mem}})
+
+	// Seen alive: the period and the rate run from the first sighting,
+	// and the notification (without skmem) takes the buffers last seen.
+	f, ok := tr.End(t0.Add(2*time.Second), sockdiag.Socket{Local: here, Remote: peer, Cookie: 1, State: "CLOSE", Info: sender(110, 2.2, 1.65)})
+	if !ok || !f.Judged || f.Role != Sent || f.Seconds != 2 || f.Group != "10.0.1.0/24" || !f.Start.Equal(t0) {
+		t.Fatalf("seen flow: %+v", f)
+	}
+	if f.BitsPerSecond < 390e6 || f.BitsPerSecond > 410e6 {
+		t.Errorf("rate %.0f, want ≈400 Mbit/s (100 MB in 2 s after the first sighting)", f.BitsPerSecond)
+	}
+	if f.Limit.Limit != attrib.SendBuffer || f.Limit.CapBPS == 0 {
+		t.Errorf("limit %+v, want send-buffer with the cap of the 1 MiB buffer last seen", f.Limit)
+	}
+	if tr.Open() != 0 {
+		t.Errorf("an ended flow stays tracked")
+	}
+
+	// Never seen alive: a sender's period is its busy time; a receiver
+	// has no duration and is counted, not judged.
+	f, _ = tr.End(t0, sockdiag.Socket{Local: here, Remote: peer, Cookie: 2, Info: sender(100, 2, 1.5)})
+	if f.Seconds != 2 || !f.Judged {
+		t.Errorf("unseen sender: %+v", f)
+	}
+	f, _ = tr.End(t0, sockdiag.Socket{Local: here, Remote: peer, Cookie: 3, Info: receiver(100)})
+	if f.Judged || f.Role != Received || !strings.Contains(f.Why, "no duration") {
+		t.Errorf("unseen receiver: %+v", f)
+	}
+	for _, s := range []sockdiag.Socket{
+		{Local: here, Cookie: 4, Info: sender(1, 1, 0)},                                                // never connected
+		{Local: here, Remote: peer, Cookie: 5, State: "LISTEN", Info: sender(1, 1, 0)},                 // a listener
+		{Local: here, Remote: netip.AddrPortFrom(peer.Addr(), 0), Cookie: 6, Info: &sockopt.TCPInfo{}}, // no peer port
+	} {
+		if _, ok := tr.End(t0, s); ok {
+			t.Errorf("%+v counted as a flow", s)
+		}
+	}
+}
+
+func TestTrackerForgetsUnheardEnds(t *testing.T) {
+	tr := &Tracker{}
+	s := sockdiag.Socket{Local: here, Remote: peer, Cookie: 9, Info: sender(1, 1, 0)}
+	tr.Sample(time.Unix(0, 0), []sockdiag.Socket{s})
+	tr.Sample(time.Unix(1, 0), nil) // its notification may still be on the way
+	if tr.Open() != 1 {
+		t.Fatalf("a flow one dump no longer lists is forgotten at once: its end would lose its period")
+	}
+	tr.Sample(time.Unix(2, 0), nil)
+	if tr.Open() != 0 {
+		t.Fatalf("a flow two dumps no longer list is kept: the tracker grows without bound")
+	}
+}
+
+func TestTooShort(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		f     Flow
+		info  *sockopt.TCPInfo
+		short bool
+	}{
+		// 480 Mbit/s × 20 ms is 829 segments: 8 rounds of slow start.
+		{"50 MB at 480 Mbit/s over 0.85 s (42 rounds)", Flow{Role: Sent, Seconds: 0.85, BitsPerSecond: 480e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 900}, false},
+		{"the same over 0.5 s (25 rounds)", Flow{Role: Sent, Seconds: 0.5, BitsPerSecond: 480e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 900}, true},
+		{"seen late: the busy time counts its life", Flow{Role: Sent, Seconds: 0.5, BitsPerSecond: 480e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 900, BusyTime: 900000}, false},
+		{"a small window needs few rounds", Flow{Role: Sent, Seconds: 0.2, BitsPerSecond: 5e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 10}, false},
+		{"a receiver by its own RTT", Flow{Role: Received, Seconds: 3, BitsPerSecond: 300e6}, &sockopt.TCPInfo{RcvMSS: 1448, RcvRTT: 20000}, false},
+		{"no RTT", Flow{Role: Received, Seconds: 3, BitsPerSecond: 300e6}, &sockopt.TCPInfo{RcvMSS: 1448}, true},
+	} {
+		if got := tooShort(c.f, c.info) != ""; got != c.short {
+			t.Errorf("%s: short %v, want %v", c.name, got, c.short)
+		}
+	}
+}
+
+func TestParseGroupBy(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want GroupBy
+		bad  bool
+	}{
+		{"24,64", GroupBy{V4: 24, V6: 64}, false},
+		{"/16", GroupBy{V4: 16, V6: 64}, false},
+		{"32,/128", GroupBy{V4: 32, V6: 128}, false},
+		{"port", GroupBy{Port: true}, false},
+		{"33", GroupBy{}, true},
+		{"24,129", GroupBy{}, true},
+		{"x", GroupBy{}, true},
+		{"8,16,24", GroupBy{}, true},
+	} {
+		g, err := ParseGroupBy(c.in)
+		if (err != nil) != c.bad || !c.bad && g != c.want {
+			t.Errorf("%q: %+v %v", c.in, g, err)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "--group: accepts") {
+			t.Errorf("%q: %v: not one line naming the flag", c.in, err)
+		}
+	}
+	v6 := netip.MustParseAddrPort("[2001:db8:1:2:3::9]:443")
+	if g := DefaultGroupBy.Of(here, v6); g != "2001:db8:1:2::/64" {
+		t.Errorf("v6 group %s", g)
+	}
+	if g := (GroupBy{Port: true}).Of(here, peer); g != "port 8080" {
+		t.Errorf("port group %s", g)
+	}
+}
+
+// judged is a judged flow of a group with a verdict.
+func judged(group string, role Role, l attrib.Limit, secs, bps float64, ruled ...attrib.Limit) Flow {
+	return Flow{Group: group, Role: role, Judged: true, Seconds: secs, BitsPerSecond: bps, MinRTTms: 50,
+		BytesSent: uint64(bps / 8 * secs), BytesReceived: uint64(bps / 8 * secs), peer: peer.Addr(),
+		Limit: &attrib.Result{Limit: l, RuledOut: ruled}}
+}
+
+// TestGroupAdviceWhereTheKnobActs: the setting named is the one that
+// acts on the group's limit, on the host that holds it: the sender's
+// tcp_wmem for its buffer, the receiver's tcp_rmem for its window.
+func TestGroupAdviceWhereTheKnobActs(t *testing.T) {
+	for _, c := range []struct {
+		role    Role
+		limit   attrib.Limit
+		key     string
+		host    string
+		command bool
+	}{
+		{Sent, attrib.SendBuffer, "net.ipv4.tcp_wmem", "this host", true},
+		{Sent, attrib.ReceiverWindow, "net.ipv4.tcp_rmem", "10.0.1.7", true},
+		{Received, attrib.ReceiverWindow, "net.ipv4.tcp_rmem", "this host", true},
+		{Received, attrib.SendBuffer, "net.ipv4.tcp_wmem", "10.0.1.7", true},
+		{Received, attrib.Unknown, "", "10.0.1.7", false},
+		{Sent, attrib.Network, "", "", false},
+		{Sent, attrib.Application, "", "", false},
+	} {
+		var gs Groups
+		gs.Add(judged("g", c.role, c.limit, 10, 100e6, attrib.ReceiverWindow))
+		g := gs.Summary(1e9)[0]
+		a := g.Advice
+		switch {
+		case c.host == "" && a != nil:
+			t.Errorf("%s %s: advice %+v where no buffer acts", c.role, c.limit, a)
+		case c.host == "":
+		case a == nil:
+			t.Errorf("%s %s: no advice", c.role, c.limit)
+		case a.Key != c.key || a.Host != c.host || (a.Command != "") != c.command:
+			t.Errorf("%s %s: %+v, want %s on %s", c.role, c.limit, a, c.key, c.host)
+		case c.command && (a.Values[2] < 6_250_000 || !strings.Contains(a.Command, "sysctl -w "+c.key)):
+			// 1 Gbit/s × 50 ms is a 6.25 MB BDP: no buffer below it carries it.
+			t.Errorf("%s %s: %v for 1 Gbit/s × 50 ms", c.role, c.limit, a.Values)
+		}
+	}
+}
+
+func TestGroupsSum(t *testing.T) {
+	var gs Groups
+	// Time decides the verdict, not the number of flows.
+	gs.Add(judged("a", Sent, attrib.SendBuffer, 30, 200e6))
+	gs.Add(judged("a", Sent, attrib.Network, 5, 600e6))
+	gs.Add(judged("a", Sent, attrib.Network, 5, 500e6))
+	gs.Add(Flow{Group: "a", Role: Sent, BytesSent: 1000, Why: "too short to leave slow start", peer: peer.Addr()})
+	gs.Add(judged("a", Received, attrib.Unknown, 10, 50e6, attrib.ReceiverWindow, attrib.Application))
+	gs.Add(judged("a", Received, attrib.Unknown, 10, 60e6, attrib.ReceiverWindow))
+	got := gs.Summary(1e9)
+	if len(got) != 2 {
+		t.Fatalf("%d groups, want one per direction", len(got))
+	}
+	s := got[0]
+	if s.Role != Sent || s.Flows != 4 || s.Judged != 3 || s.Verdict != attrib.SendBuffer || s.Share != 0.75 || s.MedianBPS != 500e6 || s.TopBPS != 600e6 {
+		t.Errorf("sent: %+v", s)
+	}
+	if r := got[1]; r.Verdict != attrib.Unknown || len(r.RuledOut) != 1 || r.RuledOut[0] != attrib.ReceiverWindow {
+		t.Errorf("received: %+v, want unknown ruling out only what every flow ruled out", r)
+	}
+	for i := range MaxGroups + 10 {
+		gs.Add(Flow{Group: string(rune('A' + i)), Role: Sent, peer: peer.Addr()})
+	}
+	if n := len(gs.Summary(1e9)); n > MaxGroups+1 {
+		t.Errorf("%d groups: beyond MaxGroups flows go to other", n)
+	}
+}

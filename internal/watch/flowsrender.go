@@ -1,0 +1,95 @@
+package watch
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tcptune/tcptune/internal/attrib"
+
+	"github.com/tcptune/tcptune/internal/units"
+)
+
+// WriteFlow prints one ended flow on a line, as ss -E does, with its
+// verdict.
+func WriteFlow(w io.Writer, f Flow) {
+	arrow, bytes := "→", f.BytesSent
+	if f.Role == Received {
+		arrow, bytes = "←", f.BytesReceived
+	}
+	verdict := "not judged: " + f.Why
+	if f.Limit != nil {
+		verdict = string(f.Limit.Limit) + ": " + f.Limit.Verdict
+	}
+	fmt.Fprintf(w, "%s %s %s %s %s in %.1f s, %s, RTT %.1f ms (min %.1f), %d retransmits; %s\n",
+		f.End.Format("15:04:05"), f.Local, arrow, f.Remote, units.FormatSize(float64(bytes)), f.Seconds,
+		units.FormatRateShort(f.BitsPerSecond), f.RTTms, f.MinRTTms, f.Retransmits, verdict)
+}
+
+// WriteSummary prints a run's groups as a table, then each group's
+// verdict and the advice that acts on it.
+func WriteSummary(w io.Writer, s Summary) {
+	secs := s.End.Sub(s.Start).Seconds()
+	if s.End.IsZero() {
+		secs = 0
+	}
+	fmt.Fprintf(w, "%d flows ended (%d judged) in %.0f s; kernel opens %s; event overruns %d; %d open\n",
+		s.Flows, s.Judged, secs, opens(s.KernelOpens), s.Overruns, s.Open)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "GROUP\tDIR\tFLOWS\tJUDGED\tBYTES\tMEDIAN\tTOP\tMIN-RTT\tLIMIT")
+	for _, g := range s.Groups {
+		limit := "-"
+		if g.Judged > 0 {
+			limit = fmt.Sprintf("%s %.0f%%", g.Verdict, 100*g.Share)
+		}
+		if len(g.RuledOut) > 0 {
+			limit += fmt.Sprintf(" (not %s)", joinLimits(g.RuledOut))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%.1f ms\t%s\n", g.Group, g.Role, g.Flows, g.Judged,
+			units.FormatSize(float64(g.Bytes)), units.FormatRateShort(g.MedianBPS), units.FormatRateShort(g.TopBPS), g.MinRTTms, limit)
+	}
+	tw.Flush()
+	for _, g := range s.Groups {
+		a := g.Advice
+		switch {
+		case a == nil:
+		case a.Command == "":
+			fmt.Fprintf(w, "%s %s: %s\n  next: %s\n", g.Group, g.Role, a.Reason, a.Verify)
+		default:
+			fmt.Fprintf(w, "%s %s: %s held it; on %s: %s\n  (%s)\n  verify: %s\n", g.Group, g.Role, g.Verdict, a.Host, a.Command, a.Reason, a.Verify)
+		}
+	}
+}
+
+func joinLimits(ls []attrib.Limit) string {
+	s := make([]string, len(ls))
+	for i, l := range ls {
+		s[i] = string(l)
+	}
+	return strings.Join(s, ", ")
+}
+
+func opens(n int64) string {
+	if n < 0 {
+		return "unknown"
+	}
+	return fmt.Sprint(n)
+}
+
+// FlowLine is one line of --json output: a flow or the summary.
+type FlowLine struct {
+	Flow    *Flow    `json:"flow,omitempty"`
+	Summary *Summary `json:"summary,omitempty"`
+}
+
+// WriteJSONLine writes v as one JSON line.
+func WriteJSONLine(w io.Writer, v FlowLine) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, string(b))
+	return err
+}

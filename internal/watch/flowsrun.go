@@ -1,0 +1,219 @@
+package watch
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/nsx"
+	"github.com/tcptune/tcptune/internal/procnet"
+	"github.com/tcptune/tcptune/internal/sockdiag"
+)
+
+// FlowConfig is what a run of flow events listens to and how it sums.
+type FlowConfig struct {
+	NetNS    string        // "" = this namespace
+	Interval time.Duration // between dumps of live flows (their start and buffers)
+	For      time.Duration // 0 = until the context ends
+	GroupBy  GroupBy
+	Filter   Filter
+	// TargetBPS is the rate per flow the advice sizes buffers for.
+	TargetBPS float64
+}
+
+// FlowRun holds a run's state; its methods are safe for concurrent use
+// (a Prometheus scrape reads while the run adds).
+type FlowRun struct {
+	cfg      FlowConfig
+	mu       sync.Mutex
+	groups   Groups
+	sum      Summary
+	overruns func() uint64
+}
+
+// NewFlowRun prepares a run.
+func NewFlowRun(cfg FlowConfig) *FlowRun {
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.GroupBy == (GroupBy{}) {
+		cfg.GroupBy = DefaultGroupBy
+	}
+	return &FlowRun{cfg: cfg, sum: Summary{KernelOpens: -1, TargetBPS: cfg.TargetBPS}, overruns: func() uint64 { return 0 }}
+}
+
+// Summary is the run so far.
+func (r *FlowRun) Summary() Summary {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.sum
+	s.Overruns = r.overruns()
+	s.Groups = r.groups.Summary(r.cfg.TargetBPS)
+	return s
+}
+
+// event is one notification's sockets and when it came.
+type event struct {
+	at    time.Time
+	socks []sockdiag.Socket
+}
+
+// FlowHandlers are what a run calls: Ready once it listens, Flow for
+// each ended flow, Tick with the summary after each dump (each may be
+// nil).
+type FlowHandlers struct {
+	Ready func()
+	Flow  func(Flow) error
+	Tick  func(Summary) error
+}
+
+// Run listens for ending flows until ctx ends or cfg.For has passed,
+// dumping live flows every interval, and returns the summary.
+func (r *FlowRun) Run(ctx context.Context, h FlowHandlers) (Summary, error) {
+	l, err := sockdiag.Listen(r.cfg.NetNS, 0)
+	if err != nil {
+		return Summary{}, err
+	}
+	r.mu.Lock()
+	r.overruns = l.Overruns
+	r.mu.Unlock()
+	opens0, okOpens := kernelOpens(r.cfg.NetNS)
+	tr := &Tracker{GroupOf: r.cfg.GroupBy.Of}
+	start := time.Now()
+	r.mu.Lock()
+	r.sum.Start = start
+	r.mu.Unlock()
+
+	events := make(chan event, 4096)
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(events)
+		for {
+			socks, err := l.Next()
+			if err != nil {
+				readErr <- err
+				return
+			}
+			if len(socks) > 0 {
+				events <- event{time.Now(), socks}
+			}
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}()
+	handle := func(ev event) error {
+		for _, s := range ev.socks {
+			if !r.cfg.Filter.Match(s) {
+				continue
+			}
+			f, ok := tr.End(ev.at, s)
+			if !ok {
+				continue
+			}
+			r.mu.Lock()
+			r.groups.Add(f)
+			r.sum.Flows++
+			if f.Judged {
+				r.sum.Judged++
+			}
+			r.mu.Unlock()
+			if h.Flow != nil {
+				if err := h.Flow(f); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	dump := func() error {
+		socks, err := sockdiag.Dump(r.cfg.NetNS)
+		if err != nil {
+			return err
+		}
+		kept := socks[:0]
+		for _, s := range socks {
+			if r.cfg.Filter.Match(s) {
+				kept = append(kept, s)
+			}
+		}
+		tr.Sample(time.Now(), kept)
+		return nil
+	}
+	if err := dump(); err != nil {
+		close(stop)
+		l.Close()
+		return Summary{}, err
+	}
+	if h.Ready != nil {
+		h.Ready()
+	}
+	var deadline <-chan time.Time
+	if r.cfg.For > 0 {
+		deadline = time.After(r.cfg.For)
+	}
+	tick := time.NewTicker(r.cfg.Interval)
+	defer tick.Stop()
+	err = func() error {
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-deadline:
+				return nil
+			case err := <-readErr:
+				return err
+			case ev, ok := <-events:
+				if !ok {
+					return nil
+				}
+				if err := handle(ev); err != nil {
+					return err
+				}
+			case <-tick.C:
+				if err := dump(); err != nil {
+					return err
+				}
+				if h.Tick != nil {
+					if err := h.Tick(r.Summary()); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}()
+	// The kernel sends a socket's notification from a work queue after
+	// it is freed: drain what flows that ended before the end still have
+	// on the way (the reader returns within its 200 ms read deadline).
+	close(stop)
+	for ev := range events {
+		if err == nil {
+			err = handle(ev)
+		}
+	}
+	l.Close()
+	r.mu.Lock()
+	r.sum.End, r.sum.Open = time.Now(), tr.Open()
+	if opens1, ok := kernelOpens(r.cfg.NetNS); ok && okOpens {
+		r.sum.KernelOpens = opens1 - opens0
+	}
+	r.mu.Unlock()
+	return r.Summary(), err
+}
+
+// kernelOpens is the namespace's Tcp ActiveOpens + PassiveOpens.
+func kernelOpens(netns string) (int64, bool) {
+	var n int64
+	err := nsx.Do(netns, func() error {
+		c, err := procnet.FS{Root: "/", NetDir: "proc/thread-self/net"}.Counters()
+		if err != nil {
+			return err
+		}
+		n = c.Get("Tcp.ActiveOpens") + c.Get("Tcp.PassiveOpens")
+		return nil
+	})
+	return n, err == nil
+}
