@@ -303,6 +303,18 @@ func TestFlowVerdictsOfADownload(t *testing.T) {
 			if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v %s", apply.Advice.Command, err, out)
 			}
+			// advise reads the saved run back to the same value.
+			saved := filepath.Join(t.TempDir(), "flows.json")
+			w := wb
+			if ns == l.nsA {
+				w = wa
+			}
+			os.WriteFile(saved, w.out.Bytes(), 0o644)
+			conf, err := exec.Command(l.bin, "advise", "--flows", saved, "--format", "sysctl").Output()
+			want := fmt.Sprintf("%s = %d %d %d", apply.Advice.Key, apply.Advice.Values[0], apply.Advice.Values[1], apply.Advice.Values[2])
+			if err != nil || !strings.Contains(string(conf), "\n"+want+"\n") {
+				t.Errorf("advise --flows: %v, want %q in\n%s", err, want, conf)
+			}
 			after := l.curl(c.port, "big")
 			t.Logf("after %q: curl %.0f Mbit/s", apply.Advice.Command, after/1e6)
 			if after < 1.3*median(before) {

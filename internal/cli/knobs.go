@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"time"
@@ -12,22 +14,40 @@ import (
 	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/show"
 	"github.com/tcptune/tcptune/internal/tune"
+	"github.com/tcptune/tcptune/internal/units"
+	"github.com/tcptune/tcptune/internal/watch"
 )
 
 func newAdviseCmd() *cobra.Command {
-	var role, osName, format string
+	var role, osName, format, flows string
 	var streams, conns int
 	in := advise.Input{}
 	cmd := &cobra.Command{
-		Use:   "advise --rate RATE --rtt RTT [--streams N] [--connections N] [--memory SIZE] [--role host|storage|firewall|router] [--os OS] [--format FORMAT]",
+		Use:   "advise (--rate RATE --rtt RTT | --flows FILE [--rate RATE]) [--streams N] [--connections N] [--memory SIZE] [--role host|storage|firewall|router] [--os OS] [--format FORMAT]",
 		Short: "Recommend socket-buffer settings from rate × RTT, with a reason per value and a memory budget",
 		Example: `  tcptune advise --rate 10gbit --rtt 80ms
   tcptune advise --rate 1gbit --rtt 50ms --format sysctl > p.conf && sudo tcptune apply p.conf
   tcptune advise --rate 10G --rtt 30ms --os solaris11 --format script
-  tcptune advise --rate 1gbit --rtt 20ms --os windows --format script`,
+  tcptune advise --rate 1gbit --rtt 20ms --os windows --format script
+  tcptune advise --flows flows.json --format sysctl > p.conf`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in.Streams, in.Connections, in.Role, in.OS = streams, conns, role, osName
+			var from *watch.FlowAdvice
+			if flows != "" {
+				if in.RTT > 0 {
+					return errors.New("--rtt: with --flows the RTT comes from the flows")
+				}
+				f, err := readFlowAdvice(flows, in.Rate)
+				if err != nil {
+					return err
+				}
+				if from = &f; f.RTT == 0 {
+					writeFlowAdvice(cmd.OutOrStdout(), f, "")
+					return nil
+				}
+				in.Rate, in.RTT, in.RateAsWritten = f.Rate, f.RTT, ""
+			}
 			if in.Rate <= 0 || in.RTT <= 0 {
 				return fmt.Errorf("--rate and --rtt: required, e.g. --rate 1gbit --rtt 50ms")
 			}
@@ -38,6 +58,9 @@ func newAdviseCmd() *cobra.Command {
 			out, err := advise.Render(a, format)
 			if err != nil {
 				return err
+			}
+			if from != nil && format != "json" {
+				writeFlowAdvice(cmd.OutOrStdout(), *from, "# ")
 			}
 			fmt.Fprint(cmd.OutOrStdout(), out)
 			return nil
@@ -51,6 +74,7 @@ func newAdviseCmd() *cobra.Command {
 	flagx.SizeVarP(f, &in.Memory, "memory", "", 0, "host RAM, e.g. 64G (default: this host's, when advising for its own OS)")
 	f.StringVar(&role, "role", "host", "host, storage, firewall or router")
 	f.StringVar(&osName, "os", "linux", "linux, freebsd, solaris10, solaris11, macos or windows")
+	f.StringVar(&flows, "flows", "", "size for what watch --flows --json saw (its output file): the RTT of the groups this host's buffers held")
 	f.StringVar(&format, "format", "text", "text; linux: sysctl, script, tuned, ansible; freebsd/macos: sysctl; solaris/windows: script; json")
 	return cmd
 }
@@ -211,4 +235,36 @@ func newRollbackCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&ignoreDrift, "ignore-drift", false, "restore values and files even where they changed since apply wrote them")
 	cmd.Flags().BoolVarP(&asJSON, "json", "J", false, "print JSON: what was restored, or with --list the backups")
 	return cmd
+}
+
+// readFlowAdvice reads a saved watch --flows summary's advice, for a
+// target rate (0 = the summary's).
+func readFlowAdvice(name string, rate float64) (watch.FlowAdvice, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return watch.FlowAdvice{}, fmt.Errorf("--flows: %w", err)
+	}
+	defer fh.Close()
+	s, err := watch.ReadSummary(fh)
+	if err != nil {
+		return watch.FlowAdvice{}, fmt.Errorf("--flows %s: %w", name, err)
+	}
+	return s.Advise(rate), nil
+}
+
+// writeFlowAdvice prints the groups' verdicts and the peers' settings,
+// each line behind prefix (a comment in a settings file).
+func writeFlowAdvice(w io.Writer, f watch.FlowAdvice, prefix string) {
+	fmt.Fprintf(w, "%sfrom the flows watched (for %s per flow):\n", prefix, units.FormatRateShort(f.Rate))
+	for _, g := range f.Groups {
+		fmt.Fprintf(w, "%s  %s\n", prefix, g)
+	}
+	for _, p := range f.Peers {
+		fmt.Fprintf(w, "%s  %s\n", prefix, p)
+	}
+	if f.RTT == 0 {
+		fmt.Fprintf(w, "%sno group was held by a buffer of this host: nothing of it to change\n", prefix)
+		return
+	}
+	fmt.Fprintf(w, "%sthis host's buffers, for the longest of those groups' RTTs (%s):\n", prefix, units.FormatDuration(f.RTT))
 }

@@ -62,47 +62,53 @@ type Tracker struct {
 // the running figures of all its samples.
 type sighting struct {
 	first, last sockdiag.Socket
-	at          time.Time
+	at, lastAt  time.Time
 	missed      int // dumps since the last that listed it
 	live        liveFigures
 }
 
 // liveFigures are what only a live socket shows (its final TCP_INFO is
-// taken after close, with nothing in flight): the sums over the samples
-// of what the attribution takes as a mean, and the largest of what it
-// takes as a maximum. The kernel's send-buffer chronograph misses a
-// writer whose last bytes wait unsent (it counts only an empty queue),
-// so the bytes in flight against the buffer are the evidence that
-// decides there.
+// taken after close, with nothing in flight): the time-weighted sums of
+// what the attribution takes as a mean, and the largest of what it takes
+// as a maximum. Each sample stands for the interval that ends at it, as
+// the counters' deltas do (the first sighting, which starts the judged
+// period, stands for none), and the last for the time from it to the
+// end. The kernel's send-buffer chronograph misses a writer whose last
+// bytes wait unsent (it counts only an empty queue), so the bytes in
+// flight against the buffer are the evidence that decides there.
 type liveFigures struct {
-	n                                      uint64
-	inflight, notsent, rtt, rcvWnd, rcvRTT uint64
+	w                                      float64 // seconds weighed
+	inflight, notsent, rtt, rcvWnd, rcvRTT float64
 	cwnd, sndWnd                           uint64
 }
 
-func (l *liveFigures) add(i *sockopt.TCPInfo) {
-	l.n++
-	l.inflight += i.InflightBytes()
-	l.notsent += uint64(i.NotsentBytes)
-	l.rtt += uint64(i.RTT)
-	l.rcvWnd += uint64(i.RcvWnd)
-	l.rcvRTT += uint64(i.RcvRTT)
+func (l *liveFigures) add(i *sockopt.TCPInfo, w float64) {
+	if w <= 0 {
+		return
+	}
+	l.w += w
+	l.inflight += w * float64(i.InflightBytes())
+	l.notsent += w * float64(i.NotsentBytes)
+	l.rtt += w * float64(i.RTT)
+	l.rcvWnd += w * float64(i.RcvWnd)
+	l.rcvRTT += w * float64(i.RcvRTT)
 	l.cwnd = max(l.cwnd, i.CwndBytes())
 	l.sndWnd = max(l.sndWnd, uint64(i.SndWnd))
 }
 
 // into sets the input's live figures from the samples.
 func (l liveFigures) into(in *attrib.Input) {
-	if l.n == 0 {
+	if l.w == 0 {
 		return
 	}
+	mean := func(v float64) uint64 { return uint64(v / l.w) }
 	if in.SenderIsLocal {
-		in.InflightBytes, in.NotsentBytes, in.RTTUS = l.inflight/l.n, l.notsent/l.n, l.rtt/l.n
+		in.InflightBytes, in.NotsentBytes, in.RTTUS = mean(l.inflight), mean(l.notsent), mean(l.rtt)
 		in.CwndBytes, in.SndWnd = l.cwnd, l.sndWnd
 		return
 	}
 	if rv := in.ReceiverView; rv != nil {
-		rv.Window, rv.RTTUS = l.rcvWnd/l.n, l.rcvRTT/l.n
+		rv.Window, rv.RTTUS = mean(l.rcvWnd), mean(l.rcvRTT)
 	}
 }
 
@@ -121,10 +127,10 @@ func (tr *Tracker) Sample(t time.Time, socks []sockdiag.Socket) {
 		listed[s.Cookie] = true
 		v, ok := tr.seen[s.Cookie]
 		if !ok {
-			v = sighting{first: s, at: t}
+			v = sighting{first: s, at: t, lastAt: t}
 		}
-		v.last, v.missed = s, 0
-		v.live.add(s.Info)
+		v.live.add(s.Info, t.Sub(v.lastAt).Seconds())
+		v.last, v.lastAt, v.missed = s, t, 0
 		tr.seen[s.Cookie] = v
 	}
 	for c, v := range tr.seen {
@@ -192,7 +198,10 @@ func (tr *Tracker) End(t time.Time, s sockdiag.Socket) (Flow, bool) {
 		f.Why = "moved no data in the period seen"
 		return f, true
 	}
-	v.live.into(&in)
+	if alive {
+		v.live.add(v.last.Info, t.Sub(v.lastAt).Seconds())
+		v.live.into(&in)
+	}
 	r := attrib.Judge(in)
 	f.Judged, f.Limit = true, &r
 	return f, true

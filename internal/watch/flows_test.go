@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/sockdiag"
 	"github.com/tcptune/tcptune/internal/sockopt"
@@ -68,6 +69,44 @@ func TestTrackerEnd(t *testing.T) {
 	} {
 		if _, ok := tr.End(t0, s); ok {
 			t.Errorf("%+v counted as a flow", s)
+		}
+	}
+}
+
+// TestLiveSamplesDecideWhatTheChronographMisses: the kernel's
+// send-buffer chronograph stays at zero for a writer whose last bytes
+// wait unsent, and the final TCP_INFO comes after close with nothing in
+// flight; the bytes in flight against the buffer, sampled while the flow
+// lived, decide (a cubic download from python's http.server through a
+// 1 MiB tcp_wmem: 280 Mbit/s, 786 KB in flight, sndbuf_limited 0).
+func TestLiveSamplesDecideWhatTheChronographMisses(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	live := func(mb, busy float64) *sockopt.TCPInfo {
+		i := sender(mb, busy, 0)
+		i.Unacked, i.SndCwnd, i.NotsentBytes, i.RTT = 540, 1113, 12000, 23800
+		if mb < 2 { // first seen in slow start: it starts the period and stands for none of it
+			i.Unacked, i.SndCwnd = 10, 20
+		}
+		return i
+	}
+	mem := &sockdiag.SkMem{Sndbuf: 1 << 20, WmemQueued: 930896}
+	for _, c := range []struct {
+		name    string
+		samples int
+		want    attrib.Limit
+	}{
+		{"sampled alive", 3, attrib.SendBuffer},
+		{"only its end", 0, attrib.Network}, // what the chronograph says: nothing else to go by
+	} {
+		tr := &Tracker{}
+		for k := range c.samples {
+			tr.Sample(t0.Add(time.Duration(k)*400*time.Millisecond), []sockdiag.Socket{{Local: here, Remote: peer, Cookie: 1, Info: live(float64(1+14*k), 0.03+0.4*float64(k)), Mem: mem}})
+		}
+		end := sender(49, 1.4, 0) // after close: nothing in flight
+		end.SndCwnd, end.RTT = 1113, 23800
+		f, _ := tr.End(t0.Add(1400*time.Millisecond), sockdiag.Socket{Local: here, Remote: peer, Cookie: 1, Info: end, Mem: mem})
+		if f.Limit == nil || f.Limit.Limit != c.want {
+			t.Errorf("%s: %+v, want %s", c.name, f.Limit, c.want)
 		}
 	}
 }
@@ -209,5 +248,81 @@ func TestGroupsSum(t *testing.T) {
 	}
 	if n := len(gs.Summary(1e9)); n > MaxGroups+1 {
 		t.Errorf("%d groups: beyond MaxGroups flows go to other", n)
+	}
+}
+
+// TestFlowMetricsAreBounded: the series are per group, direction and
+// limit, never per socket, however many flows end.
+func TestFlowMetricsAreBounded(t *testing.T) {
+	run := NewFlowRun(FlowConfig{TargetBPS: 1e9})
+	for i := range 5000 {
+		f := judged("10.0.1.0/24", Sent, attrib.SendBuffer, 1, 100e6)
+		f.Local, f.Remote = "10.0.0.1:8080", netip.AddrPortFrom(peer.Addr(), uint16(10000+i)).String()
+		run.groups.Add(f)
+	}
+	run.groups.Add(judged("10.0.2.0/24", Received, attrib.ReceiverWindow, 2, 50e6))
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(NewFlowCollector(run))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := 0
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			series++
+			for _, lp := range m.GetLabel() {
+				if n := lp.GetName(); n != "group" && n != "dir" && n != "limit" {
+					t.Errorf("%s has label %s", mf.GetName(), n)
+				}
+			}
+			if mf.GetName() == "tcptune_flows_ended_total" && m.GetLabel()[0].GetValue() == "10.0.1.0/24" && m.GetCounter().GetValue() != 5000 {
+				t.Errorf("ended_total %v, want 5000", m.GetCounter().GetValue())
+			}
+		}
+	}
+	// 2 groups × 6 series, the overrun counter.
+	if series != 13 {
+		t.Errorf("%d series, want 13", series)
+	}
+}
+
+// TestSavedSummaryAdvice: advise --flows reads what watch --flows --json
+// wrote and sizes this host's buffers for the longest RTT among the
+// groups they held; the peers' settings are listed for them.
+func TestSavedSummaryAdvice(t *testing.T) {
+	var gs Groups
+	near := judged("10.0.1.0/24", Sent, attrib.SendBuffer, 10, 100e6)
+	far := judged("10.9.0.0/24", Received, attrib.ReceiverWindow, 10, 100e6)
+	far.MinRTTms = 80
+	gs.Add(near)
+	gs.Add(far)
+	gs.Add(judged("10.5.0.0/24", Sent, attrib.ReceiverWindow, 10, 100e6)) // the peer's window
+	gs.Add(judged("10.6.0.0/24", Sent, attrib.Network, 10, 100e6))
+	var buf strings.Builder
+	f := near
+	WriteJSONLine(&buf, FlowLine{Flow: &f})
+	WriteJSONLine(&buf, FlowLine{Summary: &Summary{TargetBPS: 1e9, Groups: gs.Summary(1e9)}})
+	s, err := ReadSummary(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.Advise(0)
+	if a.Rate != 1e9 || a.RTT != 80*time.Millisecond {
+		t.Errorf("sized for %.0f bit/s × %v, want the summary's 1 Gbit/s × the held groups' longest RTT, 80 ms", a.Rate, a.RTT)
+	}
+	if len(a.Peers) != 1 || !strings.Contains(a.Peers[0], "tcp_rmem") {
+		t.Errorf("peers %q, want the one whose window held", a.Peers)
+	}
+	if len(a.Groups) != 4 || !strings.Contains(strings.Join(a.Groups, "\n"), "network 100%: no buffer acts on it") {
+		t.Errorf("groups %q", a.Groups)
+	}
+	if a := s.Advise(1e7); a.Rate != 1e7 {
+		t.Errorf("--rate does not override: %v", a.Rate)
+	}
+	for _, bad := range []string{"", "{}\n", "not json\n"} {
+		if _, err := ReadSummary(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q read as a summary", bad)
+		}
 	}
 }

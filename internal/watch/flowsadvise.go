@@ -1,0 +1,90 @@
+package watch
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tcptune/tcptune/internal/units"
+)
+
+// ReadSummary reads what watch --flows --json wrote (the last summary
+// line), or one summary object.
+func ReadSummary(r io.Reader) (Summary, error) {
+	var s Summary
+	found := false
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var l FlowLine
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			return s, fmt.Errorf("not watch --flows --json output: %w", err)
+		}
+		if l.Summary != nil {
+			s, found = *l.Summary, true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return s, err
+	}
+	if !found {
+		return s, errors.New("no summary in it: watch --flows --json writes one when it ends")
+	}
+	return s, nil
+}
+
+// FlowAdvice is what a summary asks of this host and of its peers.
+type FlowAdvice struct {
+	// Rate and RTT size this host's buffers: the target rate and the
+	// longest minimum RTT among the groups a buffer of this host held
+	// (RTT 0: none did, and nothing of this host is to change).
+	Rate float64       `json:"rate_bits_per_second"`
+	RTT  time.Duration `json:"rtt_ns"`
+	// Groups says each group's verdict and where it acts; Peers the
+	// settings for the other ends.
+	Groups []string `json:"groups"`
+	Peers  []string `json:"peers,omitempty"`
+}
+
+// Advise is the summary's advice for a target rate per flow (0 = the
+// rate the summary was made for).
+func (s Summary) Advise(target float64) FlowAdvice {
+	if target <= 0 {
+		target = s.TargetBPS
+	}
+	a := FlowAdvice{Rate: target}
+	for _, g := range s.Groups {
+		line := fmt.Sprintf("%s %s: %d flows, %d judged", g.Group, g.Role, g.Flows, g.Judged)
+		if g.Judged == 0 {
+			a.Groups = append(a.Groups, line+": none long enough to judge")
+			continue
+		}
+		line += fmt.Sprintf(", median %s, min RTT %.1f ms: %s %.0f%%", units.FormatRateShort(g.MedianBPS), g.MinRTTms, g.Verdict, 100*g.Share)
+		if len(g.RuledOut) > 0 {
+			line += " (not " + joinLimits(g.RuledOut) + ")"
+		}
+		adv := groupAdvice(g, target)
+		switch {
+		case adv == nil:
+			line += ": no buffer acts on it"
+		case adv.Key == "":
+			line += "; the sender's view decides: " + adv.Verify
+		case adv.Host == "this host":
+			line += ": this host's " + adv.Key
+			a.RTT = max(a.RTT, time.Duration(g.MinRTTms*float64(time.Millisecond)))
+		default:
+			line += ": " + adv.Host + "'s " + adv.Key
+			a.Peers = append(a.Peers, fmt.Sprintf("on %s: %s (verify: %s)", adv.Host, adv.Command, adv.Verify))
+		}
+		a.Groups = append(a.Groups, line)
+	}
+	return a
+}
