@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	iofs "io/fs"
@@ -120,19 +121,27 @@ func watchFlows(cmd *cobra.Command, run *watch.FlowRun, promAddr string, asJSON 
 		defer stop()
 		fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics on http://%s/metrics\n", at)
 	}
-	out := cmd.OutOrStdout()
+	// Flows are written through a buffer flushed after each dump (every
+	// --interval): a write per flow would cost more than the flow.
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
 	h := watch.FlowHandlers{
 		Ready: func() {
 			fmt.Fprintln(cmd.ErrOrStderr(), "listening for ending TCP flows; the summary comes at the end (Ctrl-C)")
 		},
 		Flow: func(f watch.Flow) error { watch.WriteFlow(out, f); return nil },
+		Tick: func(watch.Summary) error { return out.Flush() },
 	}
 	switch {
 	case asJSON:
 		h.Flow = func(f watch.Flow) error { return watch.WriteJSONLine(out, watch.FlowLine{Flow: &f}) }
-	case isTerminal(out):
+	case isTerminal(cmd.OutOrStdout()):
 		h.Flow = nil
-		h.Tick = func(s watch.Summary) error { fmt.Fprint(out, "\033[H\033[2J"); watch.WriteSummary(out, s); return nil }
+		h.Tick = func(s watch.Summary) error {
+			fmt.Fprint(out, "\033[H\033[2J")
+			watch.WriteSummary(out, s)
+			return out.Flush()
+		}
 	}
 	s, err := run.Run(cmd.Context(), h)
 	if errors.Is(err, iofs.ErrPermission) {

@@ -23,9 +23,15 @@ func WriteFlow(w io.Writer, f Flow) {
 	if f.Limit != nil {
 		verdict = string(f.Limit.Limit) + ": " + f.Limit.Verdict
 	}
-	fmt.Fprintf(w, "%s %s %s %s %s in %.1f s, %s, RTT %.1f ms (min %.1f), %d retransmits; %s\n",
-		f.End.Format("15:04:05"), f.Local, arrow, f.Remote, units.FormatSize(float64(bytes)), f.Seconds,
-		units.FormatRateShort(f.BitsPerSecond), f.RTTms, f.MinRTTms, f.Retransmits, verdict)
+	over := fmt.Sprintf("%s over the %.1f s seen", units.FormatRateShort(f.BitsPerSecond), f.Seconds)
+	switch {
+	case f.Seconds == 0:
+		over = "rate unknown"
+	case f.Start.IsZero():
+		over = fmt.Sprintf("%s over %.1f s busy", units.FormatRateShort(f.BitsPerSecond), f.Seconds)
+	}
+	fmt.Fprintf(w, "%s %s %s %s %s, %s, RTT %.1f ms (min %.1f), %d retransmits; %s\n",
+		f.End.Format("15:04:05"), f.Local, arrow, f.Remote, units.FormatSize(float64(bytes)), over, f.RTTms, f.MinRTTms, f.Retransmits, verdict)
 }
 
 // WriteSummary prints a run's groups as a table, then each group's
@@ -86,10 +92,5 @@ type FlowLine struct {
 
 // WriteJSONLine writes v as one JSON line.
 func WriteJSONLine(w io.Writer, v FlowLine) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(w, string(b))
-	return err
+	return json.NewEncoder(w).Encode(v)
 }

@@ -52,12 +52,6 @@ func (r *FlowRun) Summary() Summary {
 	return s
 }
 
-// event is one notification's sockets and when it came.
-type event struct {
-	at    time.Time
-	socks []sockdiag.Socket
-}
-
 // FlowHandlers are what a run calls: Ready once it listens, Flow for
 // each ended flow, Tick with the summary after each dump (each may be
 // nil).
@@ -67,6 +61,12 @@ type FlowHandlers struct {
 	Tick  func(Summary) error
 }
 
+// batchWait is how long the run lets notifications gather after a batch
+// before it reads again: each wake-up costs more than the flows it
+// reads, and the kernel queues them (the listener's 8 MiB buffer holds
+// thousands) meanwhile.
+const batchWait = 100 * time.Millisecond
+
 // Run listens for ending flows until ctx ends or cfg.For has passed,
 // dumping live flows every interval, and returns the summary.
 func (r *FlowRun) Run(ctx context.Context, h FlowHandlers) (Summary, error) {
@@ -74,43 +74,21 @@ func (r *FlowRun) Run(ctx context.Context, h FlowHandlers) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	r.mu.Lock()
-	r.overruns = l.Overruns
-	r.mu.Unlock()
+	defer l.Close()
 	opens0, okOpens := kernelOpens(r.cfg.NetNS)
 	tr := &Tracker{GroupOf: r.cfg.GroupBy.Of}
 	start := time.Now()
 	r.mu.Lock()
-	r.sum.Start = start
+	r.overruns, r.sum.Start = l.Overruns, start
 	r.mu.Unlock()
 
-	events := make(chan event, 4096)
-	stop := make(chan struct{})
-	readErr := make(chan error, 1)
-	go func() {
-		defer close(events)
-		for {
-			socks, err := l.Next()
-			if err != nil {
-				readErr <- err
-				return
-			}
-			if len(socks) > 0 {
-				events <- event{time.Now(), socks}
-			}
-			select {
-			case <-stop:
-				return
-			default:
-			}
-		}
-	}()
-	handle := func(ev event) error {
-		for _, s := range ev.socks {
+	handle := func(socks []sockdiag.Socket) error {
+		at := time.Now()
+		for _, s := range socks {
 			if !r.cfg.Filter.Match(s) {
 				continue
 			}
-			f, ok := tr.End(ev.at, s)
+			f, ok := tr.End(at, s)
 			if !ok {
 				continue
 			}
@@ -144,64 +122,63 @@ func (r *FlowRun) Run(ctx context.Context, h FlowHandlers) (Summary, error) {
 		return nil
 	}
 	if err := dump(); err != nil {
-		close(stop)
-		l.Close()
 		return Summary{}, err
 	}
 	if h.Ready != nil {
 		h.Ready()
 	}
-	var deadline <-chan time.Time
-	if r.cfg.For > 0 {
-		deadline = time.After(r.cfg.For)
-	}
-	tick := time.NewTicker(r.cfg.Interval)
-	defer tick.Stop()
-	err = func() error {
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-deadline:
-				return nil
-			case err := <-readErr:
-				return err
-			case ev, ok := <-events:
-				if !ok {
-					return nil
-				}
-				if err := handle(ev); err != nil {
-					return err
-				}
-			case <-tick.C:
-				if err := dump(); err != nil {
-					return err
-				}
-				if h.Tick != nil {
-					if err := h.Tick(r.Summary()); err != nil {
-						return err
-					}
+	next := start.Add(r.cfg.Interval)
+	for {
+		if ctx.Err() != nil || r.cfg.For > 0 && time.Since(start) >= r.cfg.For {
+			break
+		}
+		socks, err := l.Next()
+		if err == nil {
+			err = handle(socks)
+		}
+		if err != nil {
+			return r.Summary(), err
+		}
+		if time.Now().After(next) {
+			next = time.Now().Add(r.cfg.Interval)
+			if err := dump(); err != nil {
+				return r.Summary(), err
+			}
+			if h.Tick != nil {
+				if err := h.Tick(r.Summary()); err != nil {
+					return r.Summary(), err
 				}
 			}
 		}
-	}()
-	// The kernel sends a socket's notification from a work queue after
-	// it is freed: drain what flows that ended before the end still have
-	// on the way (the reader returns within its 200 ms read deadline).
-	close(stop)
-	for ev := range events {
-		if err == nil {
-			err = handle(ev)
+		if len(socks) > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(batchWait):
+			}
 		}
 	}
-	l.Close()
+	// The kernel sends a socket's notification from a work queue after
+	// it is freed: take what flows that ended before the end still have
+	// on the way (Next waits up to 200 ms for one).
+	for {
+		socks, err := l.Next()
+		if err == nil {
+			err = handle(socks)
+		}
+		if err != nil {
+			return r.Summary(), err
+		}
+		if len(socks) == 0 {
+			break
+		}
+	}
 	r.mu.Lock()
 	r.sum.End, r.sum.Open = time.Now(), tr.Open()
 	if opens1, ok := kernelOpens(r.cfg.NetNS); ok && okOpens {
 		r.sum.KernelOpens = opens1 - opens0
 	}
 	r.mu.Unlock()
-	return r.Summary(), err
+	return r.Summary(), nil
 }
 
 // kernelOpens is the namespace's Tcp ActiveOpens + PassiveOpens.

@@ -3,6 +3,12 @@
 // of per-socket figures and per-second counter deltas, and says in words
 // what is wrong: "receive buffer overflowing on 10.0.0.2:5201: 312
 // collapses/s; …". It also exports the same figures to Prometheus.
+//
+// Its flows mode records every TCP flow as it ends (the kernel's
+// sock_diag destroy notifications), judges each with the attribution
+// bench uses, and sums them per peer prefix or service port with one
+// verdict and the setting that acts on it (flows.go, groups.go,
+// flowsrun.go).
 package watch
 
 import (
