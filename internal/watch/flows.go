@@ -189,7 +189,7 @@ func (tr *Tracker) End(t time.Time, s sockdiag.Socket) (Flow, bool) {
 	if f.Seconds > 0 {
 		f.BitsPerSecond = moved * 8 / f.Seconds
 	}
-	if why := tooShort(f, i); why != "" {
+	if why := tooShort(f, i, before(prev.Info, f.Role)); why != "" {
 		f.Why = why
 		return f, true
 	}
@@ -207,6 +207,15 @@ func (tr *Tracker) End(t time.Time, s sockdiag.Socket) (Flow, bool) {
 	return f, true
 }
 
+// before is what a flow had moved in its direction by its first
+// sighting (nothing for a flow never seen alive).
+func before(first *sockopt.TCPInfo, r Role) uint64 {
+	if r == Received {
+		return first.BytesReceived
+	}
+	return first.BytesAcked
+}
+
 // MinLifeInSlowStart is the most of a flow's life slow start may take
 // for its limits to be judged: four times the rounds slow start needs to
 // reach the flow's window.
@@ -217,7 +226,11 @@ const MinLifeInSlowStart = 4
 // flow that lasted fewer than MinLifeInSlowStart × the rounds needed to
 // reach its own window (the larger of its cwnd and its rate × RTT) spent
 // much of its life in slow start, where no buffer or window held it yet.
-func tooShort(f Flow, i *sockopt.TCPInfo) string {
+//
+// Its life is at least the period seen, plus the time the bytes it moved
+// before its first sighting (earlier bytes) take at its rate (slow start
+// took longer), and for a sender its busy time.
+func tooShort(f Flow, i *sockopt.TCPInfo, earlier uint64) string {
 	rtt := f.MinRTTms
 	if rtt <= 0 {
 		rtt = float64(i.RcvRTT) / 1000
@@ -234,7 +247,10 @@ func tooShort(f Flow, i *sockopt.TCPInfo) string {
 		win = max(win, float64(i.SndCwnd))
 	}
 	need := math.Max(1, math.Ceil(math.Log2(math.Max(win, 10)/10))+1)
-	life := max(f.Seconds, float64(i.BusyTime)/1e6) // busy time covers its life before a first sighting
+	life := max(f.Seconds, float64(i.BusyTime)/1e6)
+	if f.BitsPerSecond > 0 {
+		life = max(life, f.Seconds+float64(earlier)*8/f.BitsPerSecond)
+	}
 	if rounds := life * 1000 / rtt; rounds < MinLifeInSlowStart*need {
 		return "too short to leave slow start"
 	}

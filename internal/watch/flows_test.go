@@ -127,20 +127,23 @@ func TestTrackerForgetsUnheardEnds(t *testing.T) {
 
 func TestTooShort(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		f     Flow
-		info  *sockopt.TCPInfo
-		short bool
+		name    string
+		f       Flow
+		info    *sockopt.TCPInfo
+		short   bool
+		earlier uint64
 	}{
 		// 480 Mbit/s × 20 ms is 829 segments: 8 rounds of slow start.
-		{"50 MB at 480 Mbit/s over 0.85 s (42 rounds)", Flow{Role: Sent, Seconds: 0.85, BitsPerSecond: 480e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 900}, false},
-		{"the same over 0.5 s (25 rounds)", Flow{Role: Sent, Seconds: 0.5, BitsPerSecond: 480e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 900}, true},
-		{"seen late: the busy time counts its life", Flow{Role: Sent, Seconds: 0.5, BitsPerSecond: 480e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 900, BusyTime: 900000}, false},
-		{"a small window needs few rounds", Flow{Role: Sent, Seconds: 0.2, BitsPerSecond: 5e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 10}, false},
-		{"a receiver by its own RTT", Flow{Role: Received, Seconds: 3, BitsPerSecond: 300e6}, &sockopt.TCPInfo{RcvMSS: 1448, RcvRTT: 20000}, false},
-		{"no RTT", Flow{Role: Received, Seconds: 3, BitsPerSecond: 300e6}, &sockopt.TCPInfo{RcvMSS: 1448}, true},
+		{"50 MB at 480 Mbit/s over 0.85 s (42 rounds)", Flow{Role: Sent, Seconds: 0.85, BitsPerSecond: 480e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 900}, false, 0},
+		{"the same over 0.5 s (25 rounds)", Flow{Role: Sent, Seconds: 0.5, BitsPerSecond: 480e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 900}, true, 0},
+		{"seen late: the busy time counts its life", Flow{Role: Sent, Seconds: 0.5, BitsPerSecond: 480e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 900, BusyTime: 900000}, false, 0},
+		{"a small window needs few rounds", Flow{Role: Sent, Seconds: 0.2, BitsPerSecond: 5e6, MinRTTms: 20}, &sockopt.TCPInfo{SndMSS: 1448, SndCwnd: 10}, false, 0},
+		{"a receiver by its own RTT", Flow{Role: Received, Seconds: 3, BitsPerSecond: 300e6}, &sockopt.TCPInfo{RcvMSS: 1448, RcvRTT: 20000}, false, 0},
+		{"a receiver seen late", Flow{Role: Received, Seconds: 0.5, BitsPerSecond: 417e6, MinRTTms: 20}, &sockopt.TCPInfo{RcvMSS: 1448}, true, 0},
+		{"a receiver seen late: its earlier bytes count its life", Flow{Role: Received, Seconds: 0.5, BitsPerSecond: 417e6, MinRTTms: 20}, &sockopt.TCPInfo{RcvMSS: 1448}, false, 30e6},
+		{"no RTT", Flow{Role: Received, Seconds: 3, BitsPerSecond: 300e6}, &sockopt.TCPInfo{RcvMSS: 1448}, true, 0},
 	} {
-		if got := tooShort(c.f, c.info) != ""; got != c.short {
+		if got := tooShort(c.f, c.info, c.earlier) != ""; got != c.short {
 			t.Errorf("%s: short %v, want %v", c.name, got, c.short)
 		}
 	}
