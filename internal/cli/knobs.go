@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/show"
 	"github.com/tcptune/tcptune/internal/tune"
-	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/watch"
 )
 
@@ -38,12 +36,12 @@ func newAdviseCmd() *cobra.Command {
 				if in.RTT > 0 {
 					return errors.New("--rtt: with --flows the RTT comes from the flows")
 				}
-				f, err := readFlowAdvice(flows, in.Rate)
+				f, err := watch.ReadAdvice(flows, in.Rate)
 				if err != nil {
-					return err
+					return fmt.Errorf("--flows: %w", err)
 				}
 				if from = &f; f.RTT == 0 {
-					writeFlowAdvice(cmd.OutOrStdout(), f, "")
+					f.WriteText(cmd.OutOrStdout(), "")
 					return nil
 				}
 				in.Rate, in.RTT, in.RateAsWritten = f.Rate, f.RTT, ""
@@ -60,7 +58,7 @@ func newAdviseCmd() *cobra.Command {
 				return err
 			}
 			if from != nil && format != "json" {
-				writeFlowAdvice(cmd.OutOrStdout(), *from, "# ")
+				from.WriteText(cmd.OutOrStdout(), "# ")
 			}
 			fmt.Fprint(cmd.OutOrStdout(), out)
 			return nil
@@ -235,36 +233,4 @@ func newRollbackCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&ignoreDrift, "ignore-drift", false, "restore values and files even where they changed since apply wrote them")
 	cmd.Flags().BoolVarP(&asJSON, "json", "J", false, "print JSON: what was restored, or with --list the backups")
 	return cmd
-}
-
-// readFlowAdvice reads a saved watch --flows summary's advice, for a
-// target rate (0 = the summary's).
-func readFlowAdvice(name string, rate float64) (watch.FlowAdvice, error) {
-	fh, err := os.Open(name)
-	if err != nil {
-		return watch.FlowAdvice{}, fmt.Errorf("--flows: %w", err)
-	}
-	defer fh.Close()
-	s, err := watch.ReadSummary(fh)
-	if err != nil {
-		return watch.FlowAdvice{}, fmt.Errorf("--flows %s: %w", name, err)
-	}
-	return s.Advise(rate), nil
-}
-
-// writeFlowAdvice prints the groups' verdicts and the peers' settings,
-// each line behind prefix (a comment in a settings file).
-func writeFlowAdvice(w io.Writer, f watch.FlowAdvice, prefix string) {
-	fmt.Fprintf(w, "%sfrom the flows watched (for %s per flow):\n", prefix, units.FormatRateShort(f.Rate))
-	for _, g := range f.Groups {
-		fmt.Fprintf(w, "%s  %s\n", prefix, g)
-	}
-	for _, p := range f.Peers {
-		fmt.Fprintf(w, "%s  %s\n", prefix, p)
-	}
-	if f.RTT == 0 {
-		fmt.Fprintf(w, "%sno group was held by a buffer of this host: nothing of it to change\n", prefix)
-		return
-	}
-	fmt.Fprintf(w, "%sthis host's buffers, for the longest of those groups' RTTs (%s):\n", prefix, units.FormatDuration(f.RTT))
 }

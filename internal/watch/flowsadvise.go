@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,4 +89,33 @@ func (s Summary) Advise(target float64) FlowAdvice {
 		a.Groups = append(a.Groups, line)
 	}
 	return a
+}
+
+// ReadAdvice reads a saved watch --flows --json run's advice for a
+// target rate (0 = the run's).
+func ReadAdvice(name string, rate float64) (FlowAdvice, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return FlowAdvice{}, err
+	}
+	defer fh.Close()
+	s, err := ReadSummary(fh)
+	if err != nil {
+		return FlowAdvice{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return s.Advise(rate), nil
+}
+
+// WriteText prints the groups' verdicts and the peers' settings, each
+// line behind prefix (a comment in a settings file).
+func (f FlowAdvice) WriteText(w io.Writer, prefix string) {
+	fmt.Fprintf(w, "%sfrom the flows watched (for %s per flow):\n", prefix, units.FormatRateShort(f.Rate))
+	for _, line := range slices.Concat(f.Groups, f.Peers) {
+		fmt.Fprintf(w, "%s  %s\n", prefix, line)
+	}
+	if f.RTT == 0 {
+		fmt.Fprintf(w, "%sno group was held by a buffer of this host: nothing of it to change\n", prefix)
+		return
+	}
+	fmt.Fprintf(w, "%sthis host's buffers, for the longest of those groups' RTTs (%s):\n", prefix, units.FormatDuration(f.RTT))
 }
