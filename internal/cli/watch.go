@@ -22,11 +22,11 @@ func newWatchCmd() *cobra.Command {
 		promAddr      string
 		asJSON, flows bool
 		group         string
-		forDur        time.Duration
+		forDur, every time.Duration
 		rate          float64
 	)
 	cmd := &cobra.Command{
-		Use:   "watch [--interval 1s] [--port P | --filter EXPR] [--count N | --flows [--group 24,64|port] [--for D] [--rate R]] [--netns NS] [--json] [--prometheus ADDR]",
+		Use:   "watch [--interval 1s] [--port P | --filter EXPR] [--count N | --flows [--group 24,64|port] [--for D] [--rate R] [--open-every D]] [--netns NS] [--json] [--prometheus ADDR]",
 		Short: "Live socket buffers (sock_diag) and the kernel counters that show overflow (Linux)",
 		Long: `watch lists TCP sockets through sock_diag netlink, as ss does: addresses,
 state, Recv-Q/Send-Q, skmem (rmem_alloc/rcvbuf, wmem_queued/sndbuf, drops),
@@ -45,7 +45,8 @@ attribution bench uses (the sender's view where this host sent, the
 receiver's where it received), and sums them per peer prefix (--group,
 /24 and /64 by default, or per service port) with one verdict per group
 and the setting that acts on it, sized for --rate at the group's RTT.
-Flows too short to leave slow start are counted, not judged. It prints
+Flows too short to leave slow start are counted, not judged; flows still
+open are judged and recorded every --open-every (1m). It prints
 each flow as it ends (a live table of the groups on a terminal), and the
 summary at the end (--for, --count intervals or Ctrl-C); --json writes
 one object per flow and the summary; advise --flows FILE reads it back.`,
@@ -68,10 +69,10 @@ one object per flow and the summary; advise --flows FILE reads it back.`,
 				if count > 0 && forDur == 0 {
 					forDur = time.Duration(count) * interval
 				}
-				run := watch.NewFlowRun(watch.FlowConfig{NetNS: netns, Interval: interval, For: forDur, GroupBy: by, Filter: f, TargetBPS: rate})
+				run := watch.NewFlowRun(watch.FlowConfig{NetNS: netns, Interval: interval, For: forDur, GroupBy: by, Filter: f, TargetBPS: rate, Every: every})
 				return watchFlows(cmd, run, promAddr, asJSON)
 			}
-			if c := flagx.FirstChanged(cmd.Flags(), "group", "for", "rate"); c != "" {
+			if c := flagx.FirstChanged(cmd.Flags(), "group", "for", "rate", "open-every"); c != "" {
 				return fmt.Errorf("--%s: applies to --flows", c)
 			}
 			src := watch.Live{NetNS: netns, Filter: f}
@@ -104,6 +105,7 @@ one object per flow and the summary; advise --flows FILE reads it back.`,
 	fs.BoolVar(&flows, "flows", false, "record every TCP flow as it ends, judge it and sum per group (root)")
 	fs.StringVar(&group, "group", "24,64", "with --flows: group peers by prefix lengths V4[,V6], or by service port (port)")
 	flagx.SecondsVarP(fs, &forDur, "for", "", 0, 0, 366*24*time.Hour, true, "with --flows: stop after this long (0 = until interrupted)")
+	flagx.SecondsVarP(fs, &every, "open-every", "", time.Minute, 0, 24*time.Hour, true, "with --flows: judge and record flows still open this often (0 = only at their end)")
 	rate = 1e9
 	flagx.RateVarP(fs, &rate, "rate", "", "with --flows: the rate per flow the advice sizes buffers for (default 1gbit)")
 	fs.StringVar(&promAddr, "prometheus", "", "also serve the figures as Prometheus metrics on [HOST]:PORT (loopback unless HOST is given; e.g. :9465)")

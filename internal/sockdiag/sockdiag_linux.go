@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"os"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -185,8 +183,7 @@ const (
 // kernel frees them, each with its final TCP_INFO (what `ss -E` prints).
 // Joining needs root (CAP_NET_ADMIN in the namespace's user namespace).
 type Listener struct {
-	f        *os.File // the socket, non-blocking, on the runtime's poller
-	rc       syscall.RawConn
+	fd       int
 	buf      []byte
 	overruns uint64
 }
@@ -199,18 +196,21 @@ func Listen(netns string, rcvbuf int) (*Listener, error) {
 	if rcvbuf <= 0 {
 		rcvbuf = 8 << 20
 	}
-	l := &Listener{buf: make([]byte, 1<<16)}
-	fd := -1
+	l := &Listener{fd: -1, buf: make([]byte, 1<<16)}
 	err := nsx.Do(netns, func() error {
-		var err error
-		fd, err = unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, unix.NETLINK_SOCK_DIAG)
+		fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 		if err != nil {
 			return fmt.Errorf("sock_diag socket: %w", err)
 		}
+		l.fd = fd
 		// SO_RCVBUFFORCE passes the rmem_max cap as root; SO_RCVBUF is the
 		// fallback within it.
 		if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, rcvbuf) != nil {
 			_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, rcvbuf)
+		}
+		tv := unix.NsecToTimeval(int64(200 * time.Millisecond))
+		if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+			return err
 		}
 		sa := &unix.SockaddrNetlink{Family: unix.AF_NETLINK, Groups: 1<<(groupTCP4Destroy-1) | 1<<(groupTCP6Destroy-1)}
 		if err := unix.Bind(fd, sa); err != nil {
@@ -219,63 +219,45 @@ func Listen(netns string, rcvbuf int) (*Listener, error) {
 		return nil
 	})
 	if err != nil {
-		if fd >= 0 {
-			unix.Close(fd)
+		if l.fd >= 0 {
+			unix.Close(l.fd)
 		}
-		return nil, err
-	}
-	// On the runtime's poller a waiting read holds no thread in a
-	// system call (a blocking one wakes the scheduler's monitor over
-	// and over: most of the listener's CPU at a thousand flows a second).
-	l.f = os.NewFile(uintptr(fd), "sock_diag events")
-	if l.rc, err = l.f.SyscallConn(); err != nil {
-		l.f.Close()
 		return nil, err
 	}
 	return l, nil
 }
 
 // Next returns the sockets of every notification queued, waiting up to
-// 200 ms for the first (none: nothing came, so a caller can check for
-// its end). An overrun of the receive buffer is counted, not returned.
+// 200 ms for the first when none is (none: nothing came, so a caller can
+// check for its end). An overrun of the receive buffer is counted, not
+// returned. The socket is not on the runtime's poller: a caller that
+// reads in batches is woken by its own timer, not by every notification
+// that arrives meanwhile.
 func (l *Listener) Next() ([]Socket, error) {
-	if err := l.f.SetReadDeadline(time.Now().Add(200 * time.Millisecond)); err != nil {
-		return nil, err
-	}
 	var out []Socket
-	var perr error
-	err := l.rc.Read(func(fd uintptr) bool {
-		for {
-			n, _, rerr := unix.Recvfrom(int(fd), l.buf, 0)
-			switch {
-			case errors.Is(rerr, unix.EAGAIN):
-				return len(out) > 0 // wait for the first, not for more
-			case errors.Is(rerr, unix.ENOBUFS):
-				l.overruns++
-				continue
-			case errors.Is(rerr, unix.EINTR):
-				continue
-			case rerr != nil:
-				perr = rerr
-				return true
-			}
-			_, socks, err := parseMessages(l.buf[:n], 0)
-			if err != nil {
-				perr = err
-				return true
-			}
-			out = append(out, socks...)
+	for flags := unix.MSG_DONTWAIT; ; {
+		n, _, err := unix.Recvfrom(l.fd, l.buf, flags)
+		switch {
+		case errors.Is(err, unix.EAGAIN) && len(out) == 0 && flags != 0:
+			flags = 0 // nothing queued: wait for the first
+			continue
+		case errors.Is(err, unix.EAGAIN):
+			return out, nil
+		case errors.Is(err, unix.ENOBUFS):
+			l.overruns++
+			continue
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return out, fmt.Errorf("sock_diag events: %w", err)
 		}
-	})
-	switch {
-	case perr != nil:
-		return out, fmt.Errorf("sock_diag events: %w", perr)
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return out, nil
-	case err != nil:
-		return out, fmt.Errorf("sock_diag events: %w", err)
+		_, socks, err := parseMessages(l.buf[:n], 0)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, socks...)
+		flags = unix.MSG_DONTWAIT
 	}
-	return out, nil
 }
 
 // Overruns is how many times the receive buffer overflowed: each lost
@@ -283,4 +265,4 @@ func (l *Listener) Next() ([]Socket, error) {
 func (l *Listener) Overruns() uint64 { return l.overruns }
 
 // Close leaves the groups.
-func (l *Listener) Close() error { return l.f.Close() }
+func (l *Listener) Close() error { return unix.Close(l.fd) }

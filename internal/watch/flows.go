@@ -35,6 +35,12 @@ type Flow struct {
 	Seconds       float64 `json:"duration_s"`
 	BytesSent     uint64  `json:"bytes_sent"`
 	BytesReceived uint64  `json:"bytes_received"`
+	// Open marks a record of a flow still open (Tracker.Every): it
+	// covers the period since its last record, as its end's record then
+	// covers what followed. Bytes is what it moved in its direction since
+	// its last record (from its start for its first).
+	Open  bool   `json:"open,omitempty"`
+	Bytes uint64 `json:"bytes"`
 	// BitsPerSecond is the rate of the flow's direction over Seconds.
 	BitsPerSecond float64 `json:"bits_per_second"`
 	RTTms         float64 `json:"rtt_ms"`
@@ -55,16 +61,22 @@ type Flow struct {
 type Tracker struct {
 	// GroupOf names a flow's group (GroupBy.Of).
 	GroupOf func(local, remote netip.AddrPort) string
-	seen    map[uint64]sighting
+	// Every is how often a flow still open is judged and recorded (0 =
+	// only at its end): a flow that lasts days must not wait for its end
+	// to be seen.
+	Every time.Duration
+	seen  map[uint64]sighting
 }
 
-// sighting is a flow's first and last sample while it was alive, and
-// the running figures of all its samples.
+// sighting is what the dumps showed of a live flow: its first sample,
+// the one that starts the period not yet recorded, the latest, and the
+// running figures since the period's start.
 type sighting struct {
-	first, last sockdiag.Socket
-	at, lastAt  time.Time
-	missed      int // dumps since the last that listed it
-	live        liveFigures
+	first, from, last  sockdiag.Socket
+	at, fromAt, lastAt time.Time
+	recorded           uint64 // bytes in its direction already recorded
+	missed             int    // dumps since the last that listed it
+	live               liveFigures
 }
 
 // liveFigures are what only a live socket shows (its final TCP_INFO is
@@ -112,13 +124,16 @@ func (l liveFigures) into(in *attrib.Input) {
 	}
 }
 
-// Sample records the sockets of one dump taken at t. A flow two dumps
-// in a row no longer list, whose end was not heard (its notification
-// was lost), is forgotten: the tracker never grows without bound.
-func (tr *Tracker) Sample(t time.Time, socks []sockdiag.Socket) {
+// Sample records the sockets of one dump taken at t, and returns the
+// records of flows still open whose period reached Every. A flow two
+// dumps in a row no longer list, whose end was not heard (its
+// notification was lost), is forgotten: the tracker never grows without
+// bound.
+func (tr *Tracker) Sample(t time.Time, socks []sockdiag.Socket) []Flow {
 	if tr.seen == nil {
 		tr.seen = map[uint64]sighting{}
 	}
+	var open []Flow
 	listed := make(map[uint64]bool, len(socks))
 	for _, s := range socks {
 		if s.Info == nil || !s.Remote.IsValid() || s.Remote.Port() == 0 {
@@ -127,10 +142,20 @@ func (tr *Tracker) Sample(t time.Time, socks []sockdiag.Socket) {
 		listed[s.Cookie] = true
 		v, ok := tr.seen[s.Cookie]
 		if !ok {
-			v = sighting{first: s, at: t, lastAt: t}
+			v = sighting{first: s, from: s, at: t, fromAt: t, lastAt: t}
 		}
 		v.live.add(s.Info, t.Sub(v.lastAt).Seconds())
 		v.last, v.lastAt, v.missed = s, t, 0
+		// A flow that moved nothing since its last record (an idle
+		// session) waits: its next record covers the idle time too.
+		// A flow that moved nothing since its last record (an idle
+		// session) waits: its next record covers the idle time too.
+		if tr.Every > 0 && t.Sub(v.fromAt) >= tr.Every && moved(s.Info, roleOf(s.Info)) > v.recorded {
+			f := tr.record(t, s, v, true)
+			f.Open = true
+			open = append(open, f)
+			v.from, v.fromAt, v.live, v.recorded = s, t, liveFigures{}, moved(s.Info, f.Role)
+		}
 		tr.seen[s.Cookie] = v
 	}
 	for c, v := range tr.seen {
@@ -142,6 +167,7 @@ func (tr *Tracker) Sample(t time.Time, socks []sockdiag.Socket) {
 			tr.seen[c] = v
 		}
 	}
+	return open
 }
 
 // Open is how many flows the tracker holds (seen alive, not yet ended).
@@ -155,65 +181,79 @@ func (tr *Tracker) End(t time.Time, s sockdiag.Socket) (Flow, bool) {
 	}
 	v, alive := tr.seen[s.Cookie]
 	delete(tr.seen, s.Cookie)
-	i := s.Info
+	if alive {
+		// The last sample stands for the time from it to the end.
+		v.live.add(v.last.Info, t.Sub(v.lastAt).Seconds())
+		if s.Mem == nil {
+			s.Mem = v.last.Mem // the notification carries no skmem
+		}
+	}
+	return tr.record(t, s, v, alive), true
+}
+
+// record is the Flow of cur, seen at t, over the period since v's start
+// (alive) or over its life.
+func (tr *Tracker) record(t time.Time, cur sockdiag.Socket, v sighting, alive bool) Flow {
+	i := cur.Info
 	f := Flow{
-		Local: s.Local.String(), Remote: s.Remote.String(), End: t, peer: s.Remote.Addr(),
+		Local: cur.Local.String(), Remote: cur.Remote.String(), End: t, peer: cur.Remote.Addr(),
 		BytesSent: i.BytesAcked, BytesReceived: i.BytesReceived,
 		RTTms: float64(i.RTT) / 1000, MinRTTms: float64(i.MinRTT) / 1000, Retransmits: i.TotalRetrans,
 	}
 	if tr.GroupOf != nil {
-		f.Group = tr.GroupOf(s.Local, s.Remote)
+		f.Group = tr.GroupOf(cur.Local, cur.Remote)
 	}
-	f.Role = Sent
-	if i.BytesReceived > i.BytesAcked {
-		f.Role = Received
-	}
-	prev := sockdiag.Socket{Local: s.Local, Remote: s.Remote, Info: &sockopt.TCPInfo{}}
+	f.Role = roleOf(i)
+	f.Bytes = moved(i, f.Role) - min(v.recorded, moved(i, f.Role))
+	prev := sockdiag.Socket{Local: cur.Local, Remote: cur.Remote, Info: &sockopt.TCPInfo{}}
 	switch {
 	case alive:
-		f.Start, f.Seconds = v.at, t.Sub(v.at).Seconds()
-		prev = v.first
-		if s.Mem == nil {
-			s.Mem = v.last.Mem // the notification carries no skmem
-		}
+		f.Start, f.Seconds = v.at, t.Sub(v.fromAt).Seconds()
+		prev = v.from
 	case f.Role == Sent:
 		f.Seconds = float64(i.BusyTime) / 1e6
 	default:
 		f.Why = "ended within one sample interval: the receiver's view has no duration"
-		return f, true
+		return f
 	}
-	moved := float64(s.Info.DeliveredSince(prev.Info))
+	delta := float64(i.DeliveredSince(prev.Info))
 	if f.Role == Received {
-		moved = float64(s.Info.ReceivedSince(prev.Info))
+		delta = float64(i.ReceivedSince(prev.Info))
 	}
 	if f.Seconds > 0 {
-		f.BitsPerSecond = moved * 8 / f.Seconds
+		f.BitsPerSecond = delta * 8 / f.Seconds
 	}
-	if why := tooShort(f, i, before(prev.Info, f.Role)); why != "" {
+	if why := tooShort(f, i, moved(prev.Info, f.Role)); why != "" {
 		f.Why = why
-		return f, true
+		return f
 	}
-	in, ok := input(prev, s, f.Seconds)
+	in, ok := input(prev, cur, f.Seconds)
 	if !ok {
 		f.Why = "moved no data in the period seen"
-		return f, true
+		return f
 	}
 	if alive {
-		v.live.add(v.last.Info, t.Sub(v.lastAt).Seconds())
 		v.live.into(&in)
 	}
 	r := attrib.Judge(in)
 	f.Judged, f.Limit = true, &r
-	return f, true
+	return f
 }
 
-// before is what a flow had moved in its direction by its first
-// sighting (nothing for a flow never seen alive).
-func before(first *sockopt.TCPInfo, r Role) uint64 {
-	if r == Received {
-		return first.BytesReceived
+// roleOf is the way a flow carried more.
+func roleOf(i *sockopt.TCPInfo) Role {
+	if i.BytesReceived > i.BytesAcked {
+		return Received
 	}
-	return first.BytesAcked
+	return Sent
+}
+
+// moved is what a flow had moved in its direction by a sample.
+func moved(i *sockopt.TCPInfo, r Role) uint64 {
+	if r == Received {
+		return i.BytesReceived
+	}
+	return i.BytesAcked
 }
 
 // MinLifeInSlowStart is the most of a flow's life slow start may take

@@ -184,7 +184,7 @@ func TestParseGroupBy(t *testing.T) {
 // judged is a judged flow of a group with a verdict.
 func judged(group string, role Role, l attrib.Limit, secs, bps float64, ruled ...attrib.Limit) Flow {
 	return Flow{Group: group, Role: role, Judged: true, Seconds: secs, BitsPerSecond: bps, MinRTTms: 50,
-		BytesSent: uint64(bps / 8 * secs), BytesReceived: uint64(bps / 8 * secs), peer: peer.Addr(),
+		BytesSent: uint64(bps / 8 * secs), BytesReceived: uint64(bps / 8 * secs), Bytes: uint64(bps / 8 * secs), peer: peer.Addr(),
 		Limit: &attrib.Result{Limit: l, RuledOut: ruled}}
 }
 
@@ -327,5 +327,45 @@ func TestSavedSummaryAdvice(t *testing.T) {
 		if _, err := ReadSummary(strings.NewReader(bad)); err == nil {
 			t.Errorf("%q read as a summary", bad)
 		}
+	}
+}
+
+// TestOpenFlowsAreRecorded: a flow that lasts longer than Every is
+// judged and recorded while open, each record over the period since the
+// last; its end's record covers the rest, and the records' bytes add up
+// to what it moved, counted once.
+func TestOpenFlowsAreRecorded(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	tr := &Tracker{Every: time.Minute}
+	var gs Groups
+	mem := &sockdiag.SkMem{Sndbuf: 1 << 20}
+	var records []Flow
+	for k := 0; k <= 130; k++ { // a 25 MB/s flow, dumped every second
+		info := sender(25*float64(k)+1, float64(k), 0.75*float64(k))
+		records = append(records, tr.Sample(t0.Add(time.Duration(k)*time.Second), []sockdiag.Socket{{Local: here, Remote: peer, Cookie: 7, Info: info, Mem: mem}})...)
+	}
+	end, _ := tr.End(t0.Add(131*time.Second), sockdiag.Socket{Local: here, Remote: peer, Cookie: 7, Info: sender(25*131+1, 131, 0.75*131)})
+	records = append(records, end)
+	if len(records) != 3 || !records[0].Open || !records[1].Open || records[2].Open {
+		t.Fatalf("%d records, want two open and the end's", len(records))
+	}
+	var bytes uint64
+	for i, want := range []float64{60, 60, 11} {
+		f := records[i]
+		bytes += f.Bytes
+		gs.Add(f)
+		if f.Seconds != want || !f.Judged || f.Limit.Limit != attrib.SendBuffer || !f.Start.Equal(t0) {
+			t.Errorf("record %d: %.0f s judged %v %+v, want %v s held by the send buffer", i, f.Seconds, f.Judged, f.Limit, want)
+		}
+		if f.BitsPerSecond < 195e6 || f.BitsPerSecond > 205e6 {
+			t.Errorf("record %d: %.0f bit/s, want 200 Mbit/s", i, f.BitsPerSecond)
+		}
+	}
+	if total := records[2].BytesSent; bytes != total {
+		t.Errorf("records add to %d bytes, the flow moved %d", bytes, total)
+	}
+	g := gs.Summary(1e9)[0]
+	if g.Flows != 1 || g.OpenRecords != 2 || g.Judged != 3 || g.Bytes != bytes {
+		t.Errorf("group %+v: one flow, two open records, its bytes once", g)
 	}
 }

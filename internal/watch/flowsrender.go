@@ -15,9 +15,9 @@ import (
 // WriteFlow prints one ended flow on a line, as ss -E does, with its
 // verdict.
 func WriteFlow(w io.Writer, f Flow) {
-	arrow, bytes := "→", f.BytesSent
+	arrow, bytes := "→", f.Bytes
 	if f.Role == Received {
-		arrow, bytes = "←", f.BytesReceived
+		arrow = "←"
 	}
 	verdict := "not judged: " + f.Why
 	if f.Limit != nil {
@@ -30,8 +30,12 @@ func WriteFlow(w io.Writer, f Flow) {
 	case f.Start.IsZero():
 		over = fmt.Sprintf("%s over %.1f s busy", units.FormatRateShort(f.BitsPerSecond), f.Seconds)
 	}
+	when := f.End.Format("15:04:05")
+	if f.Open {
+		when += " open"
+	}
 	fmt.Fprintf(w, "%s %s %s %s %s, %s, RTT %.1f ms (min %.1f), %d retransmits; %s\n",
-		f.End.Format("15:04:05"), f.Local, arrow, f.Remote, units.FormatSize(float64(bytes)), over, f.RTTms, f.MinRTTms, f.Retransmits, verdict)
+		when, f.Local, arrow, f.Remote, units.FormatSize(float64(bytes)), over, f.RTTms, f.MinRTTms, f.Retransmits, verdict)
 }
 
 // WriteSummary prints a run's groups as a table, then each group's

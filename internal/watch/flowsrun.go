@@ -19,6 +19,9 @@ type FlowConfig struct {
 	Filter   Filter
 	// TargetBPS is the rate per flow the advice sizes buffers for.
 	TargetBPS float64
+	// Every is how often flows still open are judged and recorded (0 =
+	// only at their end).
+	Every time.Duration
 }
 
 // FlowRun holds a run's state; its methods are safe for concurrent use
@@ -76,31 +79,35 @@ func (r *FlowRun) Run(ctx context.Context, h FlowHandlers) (Summary, error) {
 	}
 	defer l.Close()
 	opens0, okOpens := kernelOpens(r.cfg.NetNS)
-	tr := &Tracker{GroupOf: r.cfg.GroupBy.Of}
+	tr := &Tracker{GroupOf: r.cfg.GroupBy.Of, Every: r.cfg.Every}
 	start := time.Now()
 	r.mu.Lock()
 	r.overruns, r.sum.Start = l.Overruns, start
 	r.mu.Unlock()
 
+	add := func(f Flow) error {
+		r.mu.Lock()
+		r.groups.Add(f)
+		if !f.Open {
+			r.sum.Flows++
+			if f.Judged {
+				r.sum.Judged++
+			}
+		}
+		r.mu.Unlock()
+		if h.Flow != nil {
+			return h.Flow(f)
+		}
+		return nil
+	}
 	handle := func(socks []sockdiag.Socket) error {
 		at := time.Now()
 		for _, s := range socks {
 			if !r.cfg.Filter.Match(s) {
 				continue
 			}
-			f, ok := tr.End(at, s)
-			if !ok {
-				continue
-			}
-			r.mu.Lock()
-			r.groups.Add(f)
-			r.sum.Flows++
-			if f.Judged {
-				r.sum.Judged++
-			}
-			r.mu.Unlock()
-			if h.Flow != nil {
-				if err := h.Flow(f); err != nil {
+			if f, ok := tr.End(at, s); ok {
+				if err := add(f); err != nil {
 					return err
 				}
 			}
@@ -118,7 +125,11 @@ func (r *FlowRun) Run(ctx context.Context, h FlowHandlers) (Summary, error) {
 				kept = append(kept, s)
 			}
 		}
-		tr.Sample(time.Now(), kept)
+		for _, f := range tr.Sample(time.Now(), kept) {
+			if err := add(f); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	if err := dump(); err != nil {

@@ -73,12 +73,16 @@ func (g GroupBy) Of(local, remote netip.AddrPort) string {
 
 // Group is the flows of one group in one direction.
 type Group struct {
-	Group  string `json:"group"`
-	Role   Role   `json:"role"`
-	Flows  int    `json:"flows"`
-	Judged int    `json:"judged"`
-	Bytes  uint64 `json:"bytes"`
-	// MedianBPS and TopBPS are over the judged flows.
+	Group string `json:"group"`
+	Role  Role   `json:"role"`
+	// Flows counts the flows that ended, OpenRecords the records of
+	// flows still open (Tracker.Every), Judged the records of either
+	// kind long enough to judge.
+	Flows       int    `json:"flows"`
+	OpenRecords int    `json:"open_records"`
+	Judged      int    `json:"judged"`
+	Bytes       uint64 `json:"bytes"`
+	// MedianBPS and TopBPS are over the judged records.
 	MedianBPS float64 `json:"median_bits_per_second"`
 	TopBPS    float64 `json:"top_bits_per_second"`
 	MinRTTms  float64 `json:"min_rtt_ms"` // median of the judged flows
@@ -171,11 +175,12 @@ func (gs *Groups) Add(f Flow) {
 			gs.byKey[k] = a
 		}
 	}
-	a.g.Flows++
-	b := f.BytesSent
-	if f.Role == Received {
-		b = f.BytesReceived
+	if f.Open {
+		a.g.OpenRecords++
+	} else {
+		a.g.Flows++
 	}
+	b := f.Bytes
 	a.g.Bytes += b
 	if len(a.peerB) < 64 || a.peerB[f.peer.String()] > 0 {
 		a.peerB[f.peer.String()] += b
@@ -224,7 +229,7 @@ func (gs *Groups) Summary(target float64) []Group {
 		}
 		var most uint64
 		for p, b := range a.peerB {
-			if b > most || b == most && p < g.Peer {
+			if g.Peer == "" || b > most || b == most && p < g.Peer {
 				g.Peer, most = p, b
 			}
 		}
