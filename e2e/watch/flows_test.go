@@ -33,7 +33,7 @@ type flowLab struct {
 	addrB, addrA string
 }
 
-func newFlowLab(t *testing.T) *flowLab {
+func newFlowLab(t *testing.T, link ...string) *flowLab {
 	testutil.NeedRoot(t)
 	_, err := os.Stat("/dev/net/tun")
 	testutil.Need(t, err == nil, "no /dev/net/tun")
@@ -43,7 +43,7 @@ func newFlowLab(t *testing.T) *flowLab {
 	testutil.Need(t, err == nil, "no python3")
 	l := &flowLab{t: t, bin: testutil.Binary(t), nsA: "tcptune-" + flowLink + "-a", nsB: "tcptune-" + flowLink + "-b"}
 	exec.Command(l.bin, "lab", "down", flowLink).Run()
-	if out, err := exec.Command(l.bin, "lab", "up", flowLink, "--rate", "500mbit", "--rtt", "20ms").CombinedOutput(); err != nil {
+	if out, err := exec.Command(l.bin, append([]string{"lab", "up", flowLink, "--rate", "500mbit", "--rtt", "20ms", "--seed", "7"}, link...)...).CombinedOutput(); err != nil {
 		t.Fatalf("lab up: %v\n%s", err, out)
 	}
 	t.Cleanup(func() { exec.Command(l.bin, "lab", "down", flowLink).Run() })
@@ -55,6 +55,9 @@ func newFlowLab(t *testing.T) *flowLab {
 	l.addrB, l.addrA = m[1]+".2", m[1]+".1"
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "big"), bytes.Repeat([]byte("tcptune "), 60e6/8), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mid"), bytes.Repeat([]byte("tcptune "), 8e6/8), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "small"), []byte("ok\n"), 0o644); err != nil {
@@ -321,6 +324,33 @@ func TestFlowVerdictsOfADownload(t *testing.T) {
 				t.Errorf("the advice lifted curl from %.0f to %.0f Mbit/s only", median(before)/1e6, after/1e6)
 			}
 		})
+	}
+}
+
+// TestFlowVerdictsOnALossyLink: random loss holds a cubic download; the
+// sending end says the network (its congestion window, with its
+// retransmits) and advises no buffer; the receiving end rules out its
+// window.
+func TestFlowVerdictsOnALossyLink(t *testing.T) {
+	l := newFlowLab(t, "--loss", "0.1%")
+	for _, ns := range []string{l.nsA, l.nsB} {
+		l.sysctl(ns, "net.ipv4.tcp_wmem", "4096 16384 33554432")
+		l.sysctl(ns, "net.ipv4.tcp_rmem", "4096 131072 33554432")
+	}
+	wa, wb := l.watch(l.nsA), l.watch(l.nsB)
+	for range 2 {
+		t.Logf("curl %.1f Mbit/s", l.curl("8080", "mid")/1e6)
+	}
+	l.quiet()
+	sa, _ := wa.stop(t)
+	sb, _ := wb.stop(t)
+	sent, recv := sb.group(t, "sent"), sa.group(t, "received")
+	t.Logf("sent %+v %+v; received %+v %+v", sent, sent.Advice, recv, recv.Advice)
+	if sent.Flows != 2 || sent.Judged != 2 || sent.Verdict != "network" || sent.Advice != nil {
+		t.Errorf("sending host: %+v, want 2 flows held by the network, no buffer advice", sent)
+	}
+	if recv.Flows != 2 || recv.Judged != 2 || recv.Verdict != "unknown" || !slices.Contains(recv.RuledOut, "receiver-window") {
+		t.Errorf("receiving host: %+v, want unknown with its window ruled out", recv)
 	}
 }
 
