@@ -179,6 +179,7 @@ type flowGroup struct {
 		Key     string  `json:"key"`
 		Values  []int64 `json:"values"`
 		Command string  `json:"command"`
+		Verify  string  `json:"verify"`
 	} `json:"advice"`
 }
 
@@ -351,6 +352,57 @@ func TestFlowVerdictsOnALossyLink(t *testing.T) {
 	}
 	if recv.Flows != 2 || recv.Judged != 2 || recv.Verdict != "unknown" || !slices.Contains(recv.RuledOut, "receiver-window") {
 		t.Errorf("receiving host: %+v, want unknown with its window ruled out", recv)
+	}
+}
+
+// TestFlowAdviceVerifiedByTune: a download held by the client's receive
+// buffer; the client's watch names its window and the command that
+// verifies the fix, tune --peer against a tcptune server at the other
+// end, which, run as printed with --apply (for the download's direction),
+// lifts curl's own rate.
+func TestFlowAdviceVerifiedByTune(t *testing.T) {
+	l := newFlowLab(t)
+	for _, ns := range []string{l.nsA, l.nsB} {
+		l.sysctl(ns, "net.ipv4.tcp_wmem", "4096 16384 33554432")
+		l.sysctl(ns, "net.ipv4.tcp_rmem", "4096 131072 33554432")
+	}
+	l.sysctl(l.nsA, "net.ipv4.tcp_rmem", "4096 131072 1048576")
+	srv := exec.Command("ip", "netns", "exec", l.nsB, l.bin, "serve", "-p", "5201")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	for i := 0; ; i++ {
+		if out, _ := exec.Command("ip", "netns", "exec", l.nsB, "ss", "-Hltn", "sport = :5201").Output(); len(bytes.TrimSpace(out)) > 0 {
+			break
+		}
+		if i == 100 {
+			t.Fatal("tcptune serve in end b never listened")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	wa := l.watch(l.nsA)
+	var before []float64
+	for range 2 {
+		before = append(before, l.curl("8081", "big"))
+	}
+	l.quiet()
+	sa, _ := wa.stop(t)
+	g := sa.group(t, "received")
+	want := "sudo tcptune tune --peer " + l.addrB
+	if g.Verdict != "receiver-window" || g.Advice == nil || g.Advice.Verify != want {
+		t.Fatalf("received %+v %+v, want the receiver's window and %q", g, g.Advice, want)
+	}
+	args := append(strings.Fields(strings.TrimPrefix(g.Advice.Verify, "sudo tcptune ")), "--direction", "reverse", "--apply", "--trials", "2", "--time", "1")
+	cmd := exec.Command("ip", append([]string{"netns", "exec", l.nsA, l.bin}, args...)...)
+	cmd.Env = append(os.Environ(), "TCPTUNE_STATE_DIR="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	after := l.curl("8081", "big")
+	t.Logf("curl %.0f Mbit/s, after %v: %.0f", median(before)/1e6, args, after/1e6)
+	if after < 1.3*median(before) {
+		t.Errorf("tune lifted curl from %.0f to %.0f Mbit/s only", median(before)/1e6, after/1e6)
 	}
 }
 
