@@ -50,6 +50,9 @@ func (r *FlowRun) Summary() Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.sum
+	if s.End.IsZero() {
+		s.End = time.Now() // a summary so far
+	}
 	s.Overruns = r.overruns()
 	s.Groups = r.groups.Summary(r.cfg.TargetBPS)
 	return s
