@@ -76,20 +76,25 @@ func (l *labT) serve(name string) {
 }
 
 type linkInfo struct {
-	Name  string `json:"name"`
-	PID   int    `json:"pid"`
-	Alive bool   `json:"alive"`
-	AddrA string `json:"addr_a"`
-	AddrB string `json:"addr_b"`
-	NSA   string `json:"ns_a"`
-	NSB   string `json:"ns_b"`
-	Stats *struct {
+	Name        string  `json:"name"`
+	PID         int     `json:"pid"`
+	Alive       bool    `json:"alive"`
+	AddrA       string  `json:"addr_a"`
+	AddrB       string  `json:"addr_b"`
+	NSA         string  `json:"ns_a"`
+	NSB         string  `json:"ns_b"`
+	PoliceRate  float64 `json:"police_rate"`
+	PoliceBurst int64   `json:"police_burst"`
+	Stats       *struct {
 		AB struct {
-			Segments   uint64 `json:"segments"`
-			LossDrops  uint64 `json:"loss_drops"`
-			QueueDrops uint64 `json:"queue_drops"`
-			RingDrops  uint64 `json:"ring_drops"`
+			Segments    uint64 `json:"segments"`
+			Bytes       uint64 `json:"bytes"`
+			LossDrops   uint64 `json:"loss_drops"`
+			PoliceDrops uint64 `json:"police_drops"`
+			QueueDrops  uint64 `json:"queue_drops"`
+			RingDrops   uint64 `json:"ring_drops"`
 		} `json:"a_to_b"`
+		Updated time.Time `json:"updated"`
 	} `json:"stats"`
 }
 
@@ -372,6 +377,47 @@ func TestLossAccounting(t *testing.T) {
 	// more only if its socket overflowed on a busy machine.
 	if lost < p-0.002 || lost > p+0.015 {
 		t.Errorf("receiver lost %.4f, the relay dropped %.4f", lost, p)
+	}
+}
+
+// TestPolicer: a policer passes its burst and then its rate, and drops
+// the rest: UDP offered at 4 × a 50 Mbit/s contract for a second moves
+// the bucket (2 MiB) plus the rate's bytes over the send time, in wire
+// bytes, and the drops are the policer's.
+func TestPolicer(t *testing.T) {
+	l := newLab(t)
+	const name = "tt-police"
+	l.up(name, "--rate", "1gbit", "--rtt", "10ms", "--police", "50mbit", "--police-burst", "2M")
+	l.serve(name)
+	// The relay publishes its counters every second: wait for a
+	// snapshot taken after the moment asked for.
+	statsAfter := func(at time.Time) linkInfo {
+		for i := 0; ; i++ {
+			if info := l.ls()[name]; info.Stats != nil && info.Stats.Updated.After(at) {
+				return info
+			}
+			if i == 100 {
+				t.Fatal("the relay published no counters")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	info := statsAfter(time.Time{})
+	if info.PoliceRate != 50e6 || info.PoliceBurst != 2<<20 {
+		t.Fatalf("lab ls --json: police %v bit/s, burst %d", info.PoliceRate, info.PoliceBurst)
+	}
+	before := info.Stats.AB
+	_, d := l.bench(name, info.AddrB, "-u", "-b", "200M", "-t", "1")
+	after := statsAfter(time.Now().Add(100 * time.Millisecond)).Stats.AB // the last datagrams' 5 ms on the way
+	secs := d["end"].(map[string]any)["sum_sent"].(map[string]any)["seconds"].(float64)
+	passed := float64(after.Bytes - before.Bytes)
+	want := float64(2<<20) + 50e6/8*secs
+	t.Logf("%.0f wire bytes passed in %.3f s, want %.0f; %d policed away", passed, secs, want, after.PoliceDrops-before.PoliceDrops)
+	if math.Abs(passed-want)/want > 0.05 {
+		t.Errorf("%.0f bytes passed, want the burst and the rate's %.0f ±5%%", passed, want)
+	}
+	if after.PoliceDrops == before.PoliceDrops || after.QueueDrops != before.QueueDrops || after.LossDrops != before.LossDrops {
+		t.Errorf("drops %+v → %+v: want the policer's only", before, after)
 	}
 }
 

@@ -55,6 +55,11 @@ type Config struct {
 	// made to stay (lab up). A link whose owner is gone was left by a
 	// killed run: lab ls marks it, lab down --orphaned removes it.
 	Owner int `json:"owner,omitempty"`
+	// PoliceRate and PoliceBurst are a token-bucket policer at the entry
+	// of each direction (bit/s, bytes; none when the rate is 0): what
+	// exceeds the contract rate is dropped, not queued.
+	PoliceRate  float64 `json:"police_rate,omitempty"`
+	PoliceBurst int64   `json:"police_burst,omitempty"`
 	// Seed seeds the relay's random loss, so that a run can be repeated
 	// (lab up --seed); 0 = from the clock, recorded when the link is up.
 	Seed uint64 `json:"seed,omitempty"`
@@ -109,7 +114,16 @@ func (c Config) Model() linkem.Config {
 		path = c.MTU
 	}
 	return linkem.Config{Rate: c.Rate, Delay: int64(c.RTT / 2), Loss: c.Loss, Queue: q,
-		Path: linkem.Path{MTU: path, Blackhole: c.PMTUBlackhole}}
+		Path: linkem.Path{MTU: path, Blackhole: c.PMTUBlackhole}, Police: linkem.Policer{Rate: c.PoliceRate, Burst: c.policeBurst()}}
+}
+
+// policeBurst is the policer's bucket: as given, else 10 ms at its
+// rate, at least 64 KB (a few TSO bursts).
+func (c Config) policeBurst() int64 {
+	if c.PoliceBurst > 0 || c.PoliceRate == 0 {
+		return c.PoliceBurst
+	}
+	return max(int64(c.PoliceRate/8*0.010), 64<<10)
 }
 
 // Validate checks every field.
@@ -139,6 +153,14 @@ func (c Config) Validate() error {
 	}
 	if c.PMTUBlackhole && c.PathMTU == 0 {
 		return errors.New("--pmtu-blackhole: needs --path-mtu (the size above which packets vanish)")
+	}
+	if c.PoliceBurst != 0 && c.PoliceRate == 0 {
+		return errors.New("--police-burst: needs --police (the rate the bucket fills at)")
+	}
+	if m := c.Model().Police; m.Rate > 0 {
+		if err := (linkem.Config{Police: m}).Validate(); err != nil {
+			return fmt.Errorf("--police: %w", err)
+		}
 	}
 	if err := c.Model().Validate(); err != nil {
 		return fmt.Errorf("link: %w", err)
@@ -173,6 +195,7 @@ func SubstPeer(argv []string, addr string) []string {
 // --queue, --mtu).
 type Spec struct {
 	Rate, RTT, Loss, Queue string
+	Police, PoliceBurst    string // "" = none
 	MTU, PathMTU, TxQLen   int
 	PMTUBlackhole          bool
 	Seed                   uint64
@@ -194,6 +217,16 @@ func ParseConfig(name string, s Spec) (Config, error) {
 	}
 	if c.Queue, err = ParseQueue(s.Queue, c.BDP()); err != nil {
 		return c, err
+	}
+	if s.Police != "" {
+		if c.PoliceRate, err = units.ParseRate(s.Police); err != nil {
+			return c, fmt.Errorf("--police: accepts a bit rate, e.g. 50mbit, 1gbit (got %q)", s.Police)
+		}
+	}
+	if s.PoliceBurst != "" {
+		if c.PoliceBurst, err = units.ParseBytes(s.PoliceBurst); err != nil || c.PoliceBurst <= 0 {
+			return c, fmt.Errorf("--police-burst: accepts a size, e.g. 64K, 2M (got %q)", s.PoliceBurst)
+		}
 	}
 	return c, c.Validate()
 }
@@ -381,8 +414,12 @@ func (s *State) Namespace(side string) string {
 // when it is smaller, and the commands to try it.
 func WriteUp(w io.Writer, st *State) {
 	m := st.Model()
-	fmt.Fprintf(w, "lab %s up: %s (%s) ⇄ %s (%s), %s, RTT %s, loss %g%%, queue %s (BDP %s), MTU %d, txqueuelen %d, seed %d\n",
-		st.Name, st.NSA, st.AddrA, st.NSB, st.AddrB, units.FormatRateShort(st.Rate), st.RTT, st.Loss*100,
+	police := ""
+	if p := m.Police; p.Rate > 0 {
+		police = fmt.Sprintf(", policed at %s (burst %s)", units.FormatRateShort(p.Rate), units.FormatSize(float64(p.Burst)))
+	}
+	fmt.Fprintf(w, "lab %s up: %s (%s) ⇄ %s (%s), %s%s, RTT %s, loss %g%%, queue %s (BDP %s), MTU %d, txqueuelen %d, seed %d\n",
+		st.Name, st.NSA, st.AddrA, st.NSB, st.AddrB, units.FormatRateShort(st.Rate), police, st.RTT, st.Loss*100,
 		units.FormatSize(float64(m.Queue)), units.FormatSize(float64(st.BDP())), st.MTU, st.TxQLen(), st.Seed)
 	if st.PathMTU > 0 {
 		what := "an ICMP \"fragmentation needed\" from " + st.Router().String()

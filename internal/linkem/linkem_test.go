@@ -2,6 +2,7 @@ package linkem
 
 import (
 	"encoding/binary"
+	"math"
 	"testing"
 )
 
@@ -163,5 +164,36 @@ func TestNonGSO(t *testing.T) {
 	}
 	if s := parse([]byte{1, 2}); s.segments != 1 {
 		t.Fatal("short")
+	}
+}
+
+// TestPolicer: a full bucket passes a burst of its depth at once, then
+// what exceeds the rate is dropped, not queued; over a long run what
+// passes is the burst plus the rate's bytes.
+func TestPolicer(t *testing.T) {
+	const frame = 1500
+	m := New(Config{Rate: 1e9, Police: Policer{Rate: 12e6, Burst: 10 * frame}}, 1) // 12 Mbit/s: a frame a millisecond
+	out := m.Enqueue(superPacket(15, 1448, 0, 0x10), 0)
+	if m.Stats.PoliceDrops != 5 || len(out) != 1 || len(out[0].Data) != VnetHdrLen+52+10*1448 {
+		t.Fatalf("a 15-frame burst into a 10-frame bucket: %d dropped, %d pieces", m.Stats.PoliceDrops, len(out))
+	}
+	if out[0].Release != 10*12000 {
+		t.Fatalf("release %d: what passes is not delayed beyond the shaper", out[0].Release)
+	}
+	// Offered at 24 Mbit/s (a frame every 0.5 ms) for 10 s: half passes.
+	for i := 1; i <= 20000; i++ {
+		m.Enqueue(superPacket(1, 1448, uint32(i), 0x10), int64(i)*500_000)
+	}
+	passed := m.Stats.Bytes - 10*frame
+	if want := 12e6 / 8 * 10; math.Abs(float64(passed)-want) > 2*frame {
+		t.Fatalf("%d bytes passed over 10 s, want the rate's %.0f", passed, want)
+	}
+	if m.Stats.QueueDrops != 0 || m.Stats.Drops() != m.Stats.PoliceDrops {
+		t.Fatalf("stats %+v: a policer drops, it does not queue", m.Stats)
+	}
+	for _, c := range []Config{{Police: Policer{Rate: 1e6}}, {Police: Policer{Rate: 10, Burst: 1 << 20}}, {Police: Policer{Rate: -1}}} {
+		if c.Validate() == nil {
+			t.Errorf("%+v accepted", c)
+		}
 	}
 }

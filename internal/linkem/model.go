@@ -13,6 +13,17 @@ type Config struct {
 	Loss  float64 // per-segment drop probability, 0..1
 	Queue int64   // drop-tail queue, bytes; 0 = unlimited
 	Path  Path    // the path's MTU (none when zero)
+	// Police drops what exceeds a contract rate at the link's entry
+	// (none when its Rate is zero), before the shaper's queue.
+	Police Policer
+}
+
+// Policer is a token bucket, as a provider's edge enforces a contract
+// rate: a segment that finds fewer tokens than its wire bytes is dropped,
+// where the shaper would queue it. The bucket starts full.
+type Policer struct {
+	Rate  float64 // bit/s the bucket fills at; 0 = none
+	Burst int64   // its depth, bytes
 }
 
 // Validate checks the ranges tcptune supports.
@@ -32,6 +43,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("queue %d bytes is smaller than one packet (at least 1600 bytes)", c.Queue)
 	case c.Path.MTU != 0 && (c.Path.MTU < 576 || c.Path.MTU > 65535):
 		return fmt.Errorf("path MTU %d out of range (576 .. 65535)", c.Path.MTU)
+	case c.Police.Rate < 0 || c.Police.Rate > 100e9 || c.Police.Rate > 0 && c.Police.Rate < 1e3:
+		return fmt.Errorf("police rate %g bit/s out of range (1 kbit/s .. 100 Gbit/s, or 0 for none)", c.Police.Rate)
+	case c.Police.Rate > 0 && (c.Police.Burst < 1600 || c.Police.Burst > 1<<30):
+		return fmt.Errorf("police burst %d bytes out of range (1600 .. 1 GiB: at least one packet)", c.Police.Burst)
 	}
 	return nil
 }
@@ -39,19 +54,21 @@ func (c Config) Validate() error {
 // Stats counts what one direction did. Segments are TCP/UDP segments
 // (a super-packet counts as many), drops are per segment.
 type Stats struct {
-	Packets    uint64    `json:"packets"`
-	Segments   uint64    `json:"segments"`
-	Bytes      uint64    `json:"bytes"` // wire bytes forwarded
-	LossDrops  uint64    `json:"loss_drops"`
-	QueueDrops uint64    `json:"queue_drops"`
-	RingDrops  uint64    `json:"ring_drops"`
-	Splits     uint64    `json:"splits"`
-	MaxBacklog int64     `json:"max_backlog"`
-	Path       PathStats `json:"path"`
+	Packets   uint64 `json:"packets"`
+	Segments  uint64 `json:"segments"`
+	Bytes     uint64 `json:"bytes"` // wire bytes forwarded
+	LossDrops uint64 `json:"loss_drops"`
+	// PoliceDrops are segments the policer dropped above its rate.
+	PoliceDrops uint64    `json:"police_drops"`
+	QueueDrops  uint64    `json:"queue_drops"`
+	RingDrops   uint64    `json:"ring_drops"`
+	Splits      uint64    `json:"splits"`
+	MaxBacklog  int64     `json:"max_backlog"`
+	Path        PathStats `json:"path"`
 }
 
 // Drops is every segment the link dropped.
-func (s Stats) Drops() uint64 { return s.LossDrops + s.QueueDrops + s.RingDrops }
+func (s Stats) Drops() uint64 { return s.LossDrops + s.PoliceDrops + s.QueueDrops + s.RingDrops }
 
 // Piece is a packet (or part of one) to deliver at Release (ns).
 type Piece struct {
@@ -67,6 +84,9 @@ type Model struct {
 	Stats    Stats
 	keep     []bool
 	doneTime []int64
+	tokens   float64 // the policer's bucket, bytes
+	filledAt int64   // when it was last filled, ns
+	primed   bool    // the bucket has been filled (it starts full)
 }
 
 // New returns a model; seed makes loss reproducible.
@@ -97,6 +117,10 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 		keep[j] = false
 		if m.cfg.Loss > 0 && m.rng.Float64() < m.cfg.Loss {
 			m.Stats.LossDrops++
+			continue
+		}
+		if !m.police(w, now) {
+			m.Stats.PoliceDrops++
 			continue
 		}
 		backlog := int64(0)
@@ -147,6 +171,26 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 		j = k + 1
 	}
 	return out
+}
+
+// police takes w bytes' tokens from the policer's bucket at now; false
+// (the segment is dropped) when it holds fewer.
+func (m *Model) police(w, now int64) bool {
+	p := m.cfg.Police
+	if p.Rate <= 0 {
+		return true
+	}
+	if !m.primed {
+		m.tokens, m.filledAt, m.primed = float64(p.Burst), now, true
+	} else if now > m.filledAt {
+		m.tokens = min(float64(p.Burst), m.tokens+float64(now-m.filledAt)*p.Rate/8e9)
+	}
+	m.filledAt = max(m.filledAt, now)
+	if m.tokens < float64(w) {
+		return false
+	}
+	m.tokens -= float64(w)
+	return true
 }
 
 // Goodput is the TCP payload rate a link of rate bit/s and this MTU
