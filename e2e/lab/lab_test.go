@@ -90,6 +90,7 @@ type linkInfo struct {
 			Segments    uint64 `json:"segments"`
 			Bytes       uint64 `json:"bytes"`
 			LossDrops   uint64 `json:"loss_drops"`
+			LossRuns    uint64 `json:"loss_runs"`
 			PoliceDrops uint64 `json:"police_drops"`
 			QueueDrops  uint64 `json:"queue_drops"`
 			RingDrops   uint64 `json:"ring_drops"`
@@ -377,6 +378,28 @@ func TestLossAccounting(t *testing.T) {
 	// more only if its socket overflowed on a busy machine.
 	if lost < p-0.002 || lost > p+0.015 {
 		t.Errorf("receiver lost %.4f, the relay dropped %.4f", lost, p)
+	}
+}
+
+// TestBurstyLoss: Gilbert-Elliott loss (p 1%, r 25%, all lost in the bad
+// state) drops p ÷ (p + r) = 3.8% of the segments in runs of 1 ÷ r = 4 on
+// average, and the receiver loses what the relay dropped.
+func TestBurstyLoss(t *testing.T) {
+	l := newLab(t)
+	const name = "tt-burst"
+	l.up(name, "--rate", "1gbit", "--rtt", "2ms", "--loss-gemodel", "1%,25%", "--seed", "11")
+	l.serve(name)
+	addr := l.ls()[name].AddrB
+	_, d := l.bench(name, addr, "-u", "-b", "100M", "-l", "1400", "-t", "5")
+	st := l.ls()[name].Stats.AB
+	rate, run := float64(st.LossDrops)/float64(st.Segments), float64(st.LossDrops)/float64(st.LossRuns)
+	lost := d["end"].(map[string]any)["sum_received"].(map[string]any)["lost_percent"].(float64) / 100
+	t.Logf("relay: %.4f of %d segments lost in runs of %.2f; receiver lost %.4f", rate, st.Segments, run, lost)
+	if math.Abs(rate-0.0385)/0.0385 > 0.15 || math.Abs(run-4)/4 > 0.15 {
+		t.Errorf("loss %.4f in runs of %.2f, want 0.0385 in runs of 4 (±15%%)", rate, run)
+	}
+	if lost < rate-0.005 || lost > rate+0.015 {
+		t.Errorf("receiver lost %.4f, the relay dropped %.4f", lost, rate)
 	}
 }
 

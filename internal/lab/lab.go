@@ -55,6 +55,8 @@ type Config struct {
 	// made to stay (lab up). A link whose owner is gone was left by a
 	// killed run: lab ls marks it, lab down --orphaned removes it.
 	Owner int `json:"owner,omitempty"`
+	// Bursty is Gilbert-Elliott loss in place of Loss (nil: none).
+	Bursty *linkem.GilbertElliott `json:"loss_gemodel,omitempty"`
 	// PoliceRate and PoliceBurst are a token-bucket policer at the entry
 	// of each direction (bit/s, bytes; none when the rate is 0): what
 	// exceeds the contract rate is dropped, not queued.
@@ -114,7 +116,15 @@ func (c Config) Model() linkem.Config {
 		path = c.MTU
 	}
 	return linkem.Config{Rate: c.Rate, Delay: int64(c.RTT / 2), Loss: c.Loss, Queue: q,
-		Path: linkem.Path{MTU: path, Blackhole: c.PMTUBlackhole}, Police: linkem.Policer{Rate: c.PoliceRate, Burst: c.policeBurst()}}
+		Path: linkem.Path{MTU: path, Blackhole: c.PMTUBlackhole}, Police: linkem.Policer{Rate: c.PoliceRate, Burst: c.policeBurst()},
+		Bursty: c.bursty()}
+}
+
+func (c Config) bursty() linkem.GilbertElliott {
+	if c.Bursty == nil {
+		return linkem.GilbertElliott{}
+	}
+	return *c.Bursty
 }
 
 // policeBurst is the policer's bucket: as given, else 10 ms at its
@@ -153,6 +163,11 @@ func (c Config) Validate() error {
 	}
 	if c.PMTUBlackhole && c.PathMTU == 0 {
 		return errors.New("--pmtu-blackhole: needs --path-mtu (the size above which packets vanish)")
+	}
+	if b := c.bursty(); b.P > 0 {
+		if err := (linkem.Config{Bursty: b, Loss: c.Loss}).Validate(); err != nil {
+			return fmt.Errorf("--loss-gemodel: %w", err)
+		}
 	}
 	if c.PoliceBurst != 0 && c.PoliceRate == 0 {
 		return errors.New("--police-burst: needs --police (the rate the bucket fills at)")
@@ -196,6 +211,7 @@ func SubstPeer(argv []string, addr string) []string {
 type Spec struct {
 	Rate, RTT, Loss, Queue string
 	Police, PoliceBurst    string // "" = none
+	LossGE                 string // --loss-gemodel; "" = none
 	MTU, PathMTU, TxQLen   int
 	PMTUBlackhole          bool
 	Seed                   uint64
@@ -217,6 +233,11 @@ func ParseConfig(name string, s Spec) (Config, error) {
 	}
 	if c.Queue, err = ParseQueue(s.Queue, c.BDP()); err != nil {
 		return c, err
+	}
+	if s.LossGE != "" {
+		if c.Bursty, err = ParseGEModel(s.LossGE); err != nil {
+			return c, err
+		}
 	}
 	if s.Police != "" {
 		if c.PoliceRate, err = units.ParseRate(s.Police); err != nil {
@@ -245,6 +266,48 @@ func ParseLoss(s string) (float64, error) {
 		return 0, fmt.Errorf("--loss: accepts 0 .. 50%% (got %q)", s)
 	}
 	return v, nil
+}
+
+// ParseGEModel reads --loss-gemodel P[,R[,LOSS_BAD[,LOSS_GOOD]]], each a
+// fraction or a percentage, with netem's defaults: R = 1 − P, LOSS_BAD
+// (1 − h) = 100%, LOSS_GOOD (1 − k) = 0.
+func ParseGEModel(s string) (*linkem.GilbertElliott, error) {
+	bad := func() (*linkem.GilbertElliott, error) {
+		return nil, fmt.Errorf("--loss-gemodel: accepts P[,R[,LOSS_BAD[,LOSS_GOOD]]], probabilities as fractions or percentages, P and R above 0, e.g. 1%%,25%% (got %q)", s)
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) > 4 {
+		return bad()
+	}
+	v := make([]float64, len(parts))
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		f, err := strconv.ParseFloat(strings.TrimSuffix(p, "%"), 64)
+		if err != nil || math.IsNaN(f) {
+			return bad()
+		}
+		if strings.HasSuffix(p, "%") {
+			f /= 100
+		}
+		if f < 0 || f > 1 {
+			return bad()
+		}
+		v[i] = f
+	}
+	g := &linkem.GilbertElliott{P: v[0], R: 1 - v[0], LossBad: 1}
+	if len(v) > 1 {
+		g.R = v[1]
+	}
+	if len(v) > 2 {
+		g.LossBad = v[2]
+	}
+	if len(v) > 3 {
+		g.LossGood = v[3]
+	}
+	if g.P <= 0 || g.R <= 0 {
+		return bad()
+	}
+	return g, nil
 }
 
 // ParseQueue reads --queue: "1bdp", "0.5bdp", or a size ("4M").
@@ -415,8 +478,11 @@ func (s *State) Namespace(side string) string {
 func WriteUp(w io.Writer, st *State) {
 	m := st.Model()
 	police := ""
+	if g := m.Bursty; g.P > 0 {
+		police = fmt.Sprintf(", Gilbert-Elliott loss p %g r %g (%.3g%% in runs of %.3g)", g.P, g.R, 100*g.P/(g.P+g.R)*g.LossBad+100*g.R/(g.P+g.R)*g.LossGood, 1/g.R)
+	}
 	if p := m.Police; p.Rate > 0 {
-		police = fmt.Sprintf(", policed at %s (burst %s)", units.FormatRateShort(p.Rate), units.FormatSize(float64(p.Burst)))
+		police += fmt.Sprintf(", policed at %s (burst %s)", units.FormatRateShort(p.Rate), units.FormatSize(float64(p.Burst)))
 	}
 	fmt.Fprintf(w, "lab %s up: %s (%s) ⇄ %s (%s), %s%s, RTT %s, loss %g%%, queue %s (BDP %s), MTU %d, txqueuelen %d, seed %d\n",
 		st.Name, st.NSA, st.AddrA, st.NSB, st.AddrB, units.FormatRateShort(st.Rate), police, st.RTT, st.Loss*100,

@@ -1,11 +1,14 @@
 package lab
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tcptune/tcptune/internal/linkem"
 )
 
 func TestParseLoss(t *testing.T) {
@@ -117,5 +120,30 @@ func TestReadStateTrustsItsOwnerOnly(t *testing.T) {
 	os.WriteFile(filepath.Join(run, "elsewhere.json"), []byte(`{"name":"x"}`), 0o644)
 	if _, err := ReadState("x"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("a linked state file: %v", err)
+	}
+}
+
+func TestParseGEModel(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want *linkem.GilbertElliott
+	}{
+		{"1%", &linkem.GilbertElliott{P: 0.01, R: 0.99, LossBad: 1}},
+		{"1%,25%", &linkem.GilbertElliott{P: 0.01, R: 0.25, LossBad: 1}},
+		{"0.01,0.25,0.5,0.001", &linkem.GilbertElliott{P: 0.01, R: 0.25, LossBad: 0.5, LossGood: 0.001}},
+		{"0", nil}, {"1%,0", nil}, {"150%", nil}, {"x", nil}, {"1,2,3,4,5", nil}, {"-1%", nil},
+	} {
+		g, err := ParseGEModel(c.in)
+		switch {
+		case c.want == nil && err == nil:
+			t.Errorf("%q accepted: %+v", c.in, g)
+		case c.want == nil && !strings.HasPrefix(err.Error(), "--loss-gemodel: accepts"):
+			t.Errorf("%q: %v: not one line naming the flag", c.in, err)
+		case c.want != nil && (err != nil || math.Abs(g.P-c.want.P) > 1e-12 || math.Abs(g.R-c.want.R) > 1e-12 || g.LossBad != c.want.LossBad || math.Abs(g.LossGood-c.want.LossGood) > 1e-12):
+			t.Errorf("%q: %+v %v, want %+v", c.in, g, err, c.want)
+		}
+	}
+	if _, err := ParseConfig("x", Spec{Rate: "1gbit", RTT: "10ms", Loss: "1%", Queue: "1bdp", MTU: 1500, LossGE: "1%,25%"}); err == nil {
+		t.Error("--loss and --loss-gemodel together accepted")
 	}
 }

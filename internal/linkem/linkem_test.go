@@ -197,3 +197,40 @@ func TestPolicer(t *testing.T) {
 		}
 	}
 }
+
+// TestGilbertElliott: losses come at P ÷ (P + R) in runs of 1 ÷ R
+// segments on average (LossBad 1, LossGood 0), and the same seed gives
+// the same losses.
+func TestGilbertElliott(t *testing.T) {
+	for _, c := range []struct{ p, r float64 }{{0.01, 0.25}, {0.001, 0.5}, {0.05, 0.1}} {
+		run := func() Stats {
+			m := New(Config{Bursty: GilbertElliott{P: c.p, R: c.r, LossBad: 1}}, 7)
+			for i := range 40000 {
+				m.Enqueue(superPacket(10, 64, uint32(i), 0x10), int64(i))
+			}
+			return m.Stats
+		}
+		st := run()
+		rate, mean := float64(st.LossDrops)/float64(st.Segments), float64(st.LossDrops)/float64(st.LossRuns)
+		wantRate, wantMean := c.p/(c.p+c.r), 1/c.r
+		if math.Abs(rate-wantRate)/wantRate > 0.1 || math.Abs(mean-wantMean)/wantMean > 0.1 {
+			t.Errorf("p %g r %g: loss %.4f in runs of %.2f, want %.4f in runs of %.2f", c.p, c.r, rate, mean, wantRate, wantMean)
+		}
+		if again := run(); again != st {
+			t.Errorf("p %g r %g: the same seed lost differently", c.p, c.r)
+		}
+	}
+	// Random loss comes in runs of about one.
+	m := New(Config{Loss: 0.02}, 7)
+	for i := range 40000 {
+		m.Enqueue(superPacket(10, 64, uint32(i), 0x10), int64(i))
+	}
+	if mean := float64(m.Stats.LossDrops) / float64(m.Stats.LossRuns); mean > 1.05 {
+		t.Errorf("random loss in runs of %.2f", mean)
+	}
+	for _, c := range []Config{{Bursty: GilbertElliott{P: 0.1}}, {Bursty: GilbertElliott{P: 2, R: 0.5}}, {Loss: 0.01, Bursty: GilbertElliott{P: 0.1, R: 0.5}}} {
+		if c.Validate() == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+}

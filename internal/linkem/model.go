@@ -1,6 +1,7 @@
 package linkem
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,9 +14,24 @@ type Config struct {
 	Loss  float64 // per-segment drop probability, 0..1
 	Queue int64   // drop-tail queue, bytes; 0 = unlimited
 	Path  Path    // the path's MTU (none when zero)
+	// Bursty is the Gilbert-Elliott loss model (none when its P is
+	// zero), in place of Loss.
+	Bursty GilbertElliott
 	// Police drops what exceeds a contract rate at the link's entry
 	// (none when its Rate is zero), before the shaper's queue.
 	Police Policer
+}
+
+// GilbertElliott is netem's "loss gemodel p r 1-h 1-k": a two-state
+// chain, good and bad, evaluated per segment; in each state a segment is
+// lost with that state's probability. Losses come in bursts of 1 ÷ R
+// segments on average (with LossBad 1 and LossGood 0), at a rate of
+// P ÷ (P + R).
+type GilbertElliott struct {
+	P        float64 `json:"p"`         // good → bad, per segment
+	R        float64 `json:"r"`         // bad → good, per segment
+	LossBad  float64 `json:"loss_bad"`  // 1 − h: loss in the bad state
+	LossGood float64 `json:"loss_good"` // 1 − k: loss in the good state
 }
 
 // Policer is a token bucket, as a provider's edge enforces a contract
@@ -43,6 +59,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("queue %d bytes is smaller than one packet (at least 1600 bytes)", c.Queue)
 	case c.Path.MTU != 0 && (c.Path.MTU < 576 || c.Path.MTU > 65535):
 		return fmt.Errorf("path MTU %d out of range (576 .. 65535)", c.Path.MTU)
+	case c.Bursty.P < 0 || c.Bursty.P > 1 || c.Bursty.R < 0 || c.Bursty.R > 1 || c.Bursty.LossBad < 0 || c.Bursty.LossBad > 1 ||
+		c.Bursty.LossGood < 0 || c.Bursty.LossGood > 1 || c.Bursty.P > 0 && c.Bursty.R == 0:
+		return fmt.Errorf("Gilbert-Elliott loss %+v out of range (probabilities 0 .. 1, R above 0)", c.Bursty)
+	case c.Bursty.P > 0 && c.Loss > 0:
+		return errors.New("random and Gilbert-Elliott loss together: give one")
 	case c.Police.Rate < 0 || c.Police.Rate > 100e9 || c.Police.Rate > 0 && c.Police.Rate < 1e3:
 		return fmt.Errorf("police rate %g bit/s out of range (1 kbit/s .. 100 Gbit/s, or 0 for none)", c.Police.Rate)
 	case c.Police.Rate > 0 && (c.Police.Burst < 1600 || c.Police.Burst > 1<<30):
@@ -58,6 +79,9 @@ type Stats struct {
 	Segments  uint64 `json:"segments"`
 	Bytes     uint64 `json:"bytes"` // wire bytes forwarded
 	LossDrops uint64 `json:"loss_drops"`
+	// LossRuns counts the runs of consecutive lost segments (a burst of
+	// losses is one run).
+	LossRuns uint64 `json:"loss_runs"`
 	// PoliceDrops are segments the policer dropped above its rate.
 	PoliceDrops uint64    `json:"police_drops"`
 	QueueDrops  uint64    `json:"queue_drops"`
@@ -87,6 +111,8 @@ type Model struct {
 	tokens   float64 // the policer's bucket, bytes
 	filledAt int64   // when it was last filled, ns
 	primed   bool    // the bucket has been filled (it starts full)
+	bad      bool    // the Gilbert-Elliott chain is in its bad state
+	lostLast bool    // the last segment was lost (a run goes on)
 }
 
 // New returns a model; seed makes loss reproducible.
@@ -115,10 +141,15 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 	for j := 0; j < s.segments; j++ {
 		w := int64(s.segWire(j))
 		keep[j] = false
-		if m.cfg.Loss > 0 && m.rng.Float64() < m.cfg.Loss {
+		if m.lose() {
 			m.Stats.LossDrops++
+			if !m.lostLast {
+				m.Stats.LossRuns++
+			}
+			m.lostLast = true
 			continue
 		}
+		m.lostLast = false
 		if !m.police(w, now) {
 			m.Stats.PoliceDrops++
 			continue
@@ -171,6 +202,25 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 		j = k + 1
 	}
 	return out
+}
+
+// lose draws whether the next segment is lost: at random, or by the
+// Gilbert-Elliott chain, with the loss of the state it is in, then its
+// transition (as netem does).
+func (m *Model) lose() bool {
+	g := m.cfg.Bursty
+	if g.P == 0 {
+		return m.cfg.Loss > 0 && m.rng.Float64() < m.cfg.Loss
+	}
+	p, move := g.LossGood, g.P
+	if m.bad {
+		p, move = g.LossBad, g.R
+	}
+	lost := p > 0 && m.rng.Float64() < p
+	if m.rng.Float64() < move {
+		m.bad = !m.bad
+	}
+	return lost
 }
 
 // police takes w bytes' tokens from the policer's bucket at now; false
