@@ -381,6 +381,52 @@ func TestLossAccounting(t *testing.T) {
 	}
 }
 
+// TestAsymmetricLink: a cable-like link, 200 Mbit/s down (a→b) and 20
+// up, one-way delays 5 and 15 ms: stock iperf3 reaches each direction's
+// goodput both ways, and a connect's RTT is their sum.
+func TestAsymmetricLink(t *testing.T) {
+	l := newLab(t)
+	iperf3 := testutil.NeedIperf3(t)
+	const name = "tt-asym"
+	l.up(name, "--rate", "200mbit/20mbit", "--delay", "5ms/15ms")
+	info := l.ls()[name]
+	p := testutil.Start(t, l.bin, "lab", "exec", name, "b", "--", iperf3, "-s", "-p", "5201")
+	testutil.WaitListeningPID(t, p.Cmd.Process.Pid, 5201)
+	for _, c := range []struct {
+		dir  string
+		args []string
+		rate float64
+	}{{"a→b", nil, 200e6}, {"b→a (-R)", []string{"-R"}, 20e6}} {
+		out := l.must(append([]string{"lab", "exec", name, "a", "--", iperf3, "-c", info.AddrB, "-t", "3", "-O", "1", "-C", "cubic", "-J"}, c.args...)...)
+		var d struct {
+			End struct {
+				SumReceived struct {
+					BPS float64 `json:"bits_per_second"`
+				} `json:"sum_received"`
+			} `json:"end"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		got, want := d.End.SumReceived.BPS, c.rate*1448/1500
+		t.Logf("%s: %.1f Mbit/s of %.1f", c.dir, got/1e6, want/1e6)
+		if math.Abs(got-want)/want > 0.03 {
+			t.Errorf("%s: %.1f Mbit/s, want the goodput %.1f ±3%%", c.dir, got/1e6, want/1e6)
+		}
+	}
+	out := l.must("lab", "exec", name, "a", "--", l.bin, "ping", info.AddrB, "-p", "5201", "-c", "5", "-i", "20ms")
+	var rtts []float64
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, "time="); i > 0 {
+			v, _ := strconv.ParseFloat(strings.Fields(line[i+5:])[0], 64)
+			rtts = append(rtts, v)
+		}
+	}
+	if m := median(rtts); m < 20 || m > 21.5 {
+		t.Errorf("connect RTT %.2f ms, want the one-way delays' 20 ms", m)
+	}
+}
+
 // TestBurstyLoss: Gilbert-Elliott loss (p 1%, r 25%, all lost in the bad
 // state) drops p ÷ (p + r) = 3.8% of the segments in runs of 1 ÷ r = 4 on
 // average, and the receiver loses what the relay dropped.

@@ -14,17 +14,20 @@ import (
 type linkFlags struct {
 	rate, rtt, loss, queue string
 	police, policeBurst    string
-	lossGE                 string
+	lossGE, delay          string
+	fs                     *pflag.FlagSet
 	mtu, pathMTU, txqlen   int
 	blackhole              bool
 	seed                   uint64
 }
 
 func (f *linkFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.rate, "rate", "1gbit", "link rate, e.g. 100mbit, 1gbit, 2.5G")
+	f.fs = fs
+	fs.StringVar(&f.rate, "rate", "1gbit", "link rate, e.g. 100mbit, 1gbit, 2.5G; A→B/B→A for an asymmetric link, e.g. 100mbit/10mbit")
 	fs.StringVar(&f.rtt, "rtt", "50ms", "round-trip time, e.g. 50ms, 0.2s (half each way)")
-	fs.StringVar(&f.loss, "loss", "0", "random loss per segment, e.g. 0.01% or 0.0001")
-	fs.StringVar(&f.queue, "queue", "1bdp", "drop-tail queue: a multiple of the BDP (1bdp; at least 256 KB) or bytes (4M)")
+	fs.StringVar(&f.delay, "delay", "", "one-way delays A→B/B→A in place of --rtt, e.g. 20ms/300ms (their sum is the RTT)")
+	fs.StringVar(&f.loss, "loss", "0", "random loss per segment, e.g. 0.01% or 0.0001; A→B/B→A per direction")
+	fs.StringVar(&f.queue, "queue", "1bdp", "drop-tail queue: a multiple of the BDP (1bdp; at least 256 KB) or bytes (4M); A→B/B→A per direction")
 	flagx.IntVarP(fs, &f.mtu, "mtu", "", 1500, 576, 65000, "bytes", "MTU of the hosts' interfaces")
 	flagx.IntVarP(fs, &f.pathMTU, "path-mtu", "", 0, 0, 65000, "bytes", "largest packet the path carries (0 = --mtu); a larger one with DF gets an ICMP \"fragmentation needed\" from a router on the path")
 	fs.BoolVar(&f.blackhole, "pmtu-blackhole", false, "with --path-mtu: drop larger packets silently, as a misconfigured switch or a firewall that eats ICMP does")
@@ -36,7 +39,10 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 }
 
 func (f *linkFlags) config(name string) (lab.Config, error) {
-	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Loss: f.loss, Queue: f.queue, Police: f.police, PoliceBurst: f.policeBurst, LossGE: f.lossGE, MTU: f.mtu,
+	if f.delay != "" && f.fs.Changed("rtt") {
+		return lab.Config{}, errors.New("--delay: give --rtt or --delay (one-way delays), not both")
+	}
+	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Delay: f.delay, Loss: f.loss, Queue: f.queue, Police: f.police, PoliceBurst: f.policeBurst, LossGE: f.lossGE, MTU: f.mtu,
 		PathMTU: f.pathMTU, PMTUBlackhole: f.blackhole, TxQLen: f.txqlen, Seed: f.seed})
 }
 

@@ -55,6 +55,10 @@ type Config struct {
 	// made to stay (lab up). A link whose owner is gone was left by a
 	// killed run: lab ls marks it, lab down --orphaned removes it.
 	Owner int `json:"owner,omitempty"`
+	// Reverse is the b→a direction where it differs from a→b (nil: the
+	// link is symmetric): Rate, Loss and Queue above are then a→b's, and
+	// the one-way delays are given apart (their sum is RTT).
+	Reverse *Reverse `json:"reverse,omitempty"`
 	// Bursty is Gilbert-Elliott loss in place of Loss (nil: none).
 	Bursty *linkem.GilbertElliott `json:"loss_gemodel,omitempty"`
 	// PoliceRate and PoliceBurst are a token-bucket policer at the entry
@@ -115,7 +119,11 @@ func (c Config) Model() linkem.Config {
 	if path == 0 {
 		path = c.MTU
 	}
-	return linkem.Config{Rate: c.Rate, Delay: int64(c.RTT / 2), Loss: c.Loss, Queue: q,
+	delay := int64(c.RTT / 2)
+	if c.Reverse != nil {
+		delay = int64(c.Reverse.DelayAB)
+	}
+	return linkem.Config{Rate: c.Rate, Delay: delay, Loss: c.Loss, Queue: q,
 		Path: linkem.Path{MTU: path, Blackhole: c.PMTUBlackhole}, Police: linkem.Policer{Rate: c.PoliceRate, Burst: c.policeBurst()},
 		Bursty: c.bursty()}
 }
@@ -125,6 +133,29 @@ func (c Config) bursty() linkem.GilbertElliott {
 		return linkem.GilbertElliott{}
 	}
 	return *c.Bursty
+}
+
+// Reverse is an asymmetric link's b→a direction and its one-way delays.
+type Reverse struct {
+	Rate    float64       `json:"rate"`
+	Loss    float64       `json:"loss"`
+	Queue   int64         `json:"queue"`
+	DelayAB time.Duration `json:"delay_ab_ns"`
+	DelayBA time.Duration `json:"delay_ba_ns"`
+}
+
+// ModelBA is the b→a direction's model: a→b's, but where Reverse
+// differs.
+func (c Config) ModelBA() linkem.Config {
+	m := c.Model()
+	if r := c.Reverse; r != nil {
+		m.Rate, m.Loss, m.Delay = r.Rate, r.Loss, int64(r.DelayBA)
+		m.Queue = r.Queue
+		if m.Queue == 0 {
+			m.Queue = max(int64(r.Rate*c.RTT.Seconds()/8), minBDPQueue)
+		}
+	}
+	return m
 }
 
 // policeBurst is the policer's bucket: as given, else 10 ms at its
@@ -180,6 +211,17 @@ func (c Config) Validate() error {
 	if err := c.Model().Validate(); err != nil {
 		return fmt.Errorf("link: %w", err)
 	}
+	if r := c.Reverse; r != nil {
+		if r.Rate < 1e3 || r.Rate > 40e9 {
+			return fmt.Errorf("--rate: b→a %s out of range (1kbit .. 40gbit)", units.FormatRateShort(r.Rate))
+		}
+		if r.DelayAB+r.DelayBA != c.RTT {
+			return fmt.Errorf("--delay: the one-way delays add to %v, not the RTT %v", r.DelayAB+r.DelayBA, c.RTT)
+		}
+		if err := c.ModelBA().Validate(); err != nil {
+			return fmt.Errorf("link b→a: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -209,7 +251,10 @@ func SubstPeer(argv []string, addr string) []string {
 // Spec is a link as the command line gives it (--rate, --rtt, --loss,
 // --queue, --mtu).
 type Spec struct {
+	// Rate, Loss and Queue take "A→B/B→A" for an asymmetric link; Delay
+	// the one-way delays "A→B/B→A" in place of RTT ("" = RTT/2 each way).
 	Rate, RTT, Loss, Queue string
+	Delay                  string
 	Police, PoliceBurst    string // "" = none
 	LossGE                 string // --loss-gemodel; "" = none
 	MTU, PathMTU, TxQLen   int
@@ -222,17 +267,58 @@ type Spec struct {
 func ParseConfig(name string, s Spec) (Config, error) {
 	c := Config{Name: name, MTU: s.MTU, PathMTU: s.PathMTU, PMTUBlackhole: s.PMTUBlackhole, TxQueueLen: s.TxQLen, Seed: s.Seed}
 	var err error
-	if c.Rate, err = units.ParseRate(s.Rate); err != nil {
-		return c, fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G (got %q)", s.Rate)
+	rateAB, rateBA, asym := strings.Cut(s.Rate, "/")
+	if c.Rate, err = units.ParseRate(rateAB); err != nil {
+		return c, fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G, or A→B/B→A, e.g. 100mbit/10mbit (got %q)", s.Rate)
 	}
-	if c.RTT, err = units.ParseDuration(s.RTT); err != nil {
+	rev := Reverse{Rate: c.Rate}
+	if asym {
+		if rev.Rate, err = units.ParseRate(rateBA); err != nil {
+			return c, fmt.Errorf("--rate: accepts a bit rate, e.g. 100mbit, 1gbit, 2.5G, or A→B/B→A, e.g. 100mbit/10mbit (got %q)", s.Rate)
+		}
+	}
+	if s.Delay != "" {
+		ab, ba, two := strings.Cut(s.Delay, "/")
+		if rev.DelayAB, err = units.ParseDuration(ab); err == nil {
+			rev.DelayBA = rev.DelayAB
+			if two {
+				rev.DelayBA, err = units.ParseDuration(ba)
+			}
+		}
+		if err != nil || rev.DelayAB < 0 || rev.DelayBA < 0 {
+			return c, fmt.Errorf("--delay: accepts one-way delays A→B/B→A, e.g. 20ms/300ms (got %q)", s.Delay)
+		}
+		c.RTT, asym = rev.DelayAB+rev.DelayBA, asym || two
+	} else if c.RTT, err = units.ParseDuration(s.RTT); err != nil {
 		return c, fmt.Errorf("--rtt: accepts a duration, e.g. 50ms, 0.2s (got %q)", s.RTT)
+	} else {
+		rev.DelayAB, rev.DelayBA = c.RTT/2, c.RTT-c.RTT/2
 	}
-	if c.Loss, err = ParseLoss(s.Loss); err != nil {
+	lossAB, lossBA, two := strings.Cut(s.Loss, "/")
+	if c.Loss, err = ParseLoss(lossAB); err != nil {
 		return c, err
 	}
-	if c.Queue, err = ParseQueue(s.Queue, c.BDP()); err != nil {
+	if rev.Loss = c.Loss; two {
+		if rev.Loss, err = ParseLoss(lossBA); err != nil {
+			return c, err
+		}
+		asym = true
+	}
+	queueAB, queueBA, two := strings.Cut(s.Queue, "/")
+	if c.Queue, err = ParseQueue(queueAB, c.BDP()); err != nil {
 		return c, err
+	}
+	if two || asym {
+		if !two {
+			queueBA = queueAB
+		}
+		if rev.Queue, err = ParseQueue(queueBA, int64(rev.Rate*c.RTT.Seconds()/8)); err != nil {
+			return c, err
+		}
+		asym = true
+	}
+	if asym {
+		c.Reverse = &rev
 	}
 	if s.LossGE != "" {
 		if c.Bursty, err = ParseGEModel(s.LossGE); err != nil {
@@ -323,8 +409,8 @@ func ParseQueue(s string, bdp int64) (int64, error) {
 		return max(int64(f*float64(bdp)), minBDPQueue), nil
 	}
 	b, err := units.ParseBytes(s)
-	if err != nil {
-		return 0, fmt.Errorf("--queue %q: accepts a multiple of the BDP (e.g. 1bdp) or a size (e.g. 4M)", s)
+	if err != nil || b < 1600 {
+		return 0, fmt.Errorf("--queue %q: accepts a multiple of the BDP (e.g. 1bdp) or a size of at least one packet (1600 bytes; e.g. 4M)", s)
 	}
 	return b, nil
 }
@@ -478,6 +564,9 @@ func (s *State) Namespace(side string) string {
 func WriteUp(w io.Writer, st *State) {
 	m := st.Model()
 	police := ""
+	if r := st.Reverse; r != nil {
+		police = fmt.Sprintf(" a→b, %s b→a (one way %v and %v, loss %g%%, queue %s b→a)", units.FormatRateShort(r.Rate), r.DelayAB, r.DelayBA, r.Loss*100, units.FormatSize(float64(st.ModelBA().Queue)))
+	}
 	if g := m.Bursty; g.P > 0 {
 		police = fmt.Sprintf(", Gilbert-Elliott loss p %g r %g (%.3g%% in runs of %.3g)", g.P, g.R, 100*g.P/(g.P+g.R)*g.LossBad+100*g.R/(g.P+g.R)*g.LossGood, 1/g.R)
 	}
@@ -511,7 +600,11 @@ func WriteList(w io.Writer, links []Link) error {
 			ab = fmt.Sprintf("%d/%d/%d", l.Stats.AB.Packets, l.Stats.AB.Bytes, l.Stats.AB.Drops())
 			ba = fmt.Sprintf("%d/%d/%d", l.Stats.BA.Packets, l.Stats.BA.Bytes, l.Stats.BA.Drops())
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%g%%\t%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\t%s\n", l.Name, units.FormatRateShort(l.Rate), l.RTT,
+		rate := units.FormatRateShort(l.Rate)
+		if r := l.Reverse; r != nil {
+			rate += " / " + units.FormatRateShort(r.Rate)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%g%%\t%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\t%s\n", l.Name, rate, l.RTT,
 			l.Loss*100, units.FormatSize(float64(l.Model().Queue)), l.NSA, l.NSB, l.AddrA, l.AddrB, l.PID, state, owner(l), ab, ba)
 	}
 	return tw.Flush()

@@ -569,9 +569,9 @@ func RunRelay(ctx context.Context, name string) error {
 		report("error: " + err.Error())
 		return err
 	}
-	m := st.Model()
-	m.Path.Router = st.Router()
-	r := relay.New(a.File, b.File, m, m, st.Seed)
+	m, mBA := st.Model(), st.ModelBA()
+	m.Path.Router, mBA.Path.Router = st.Router(), st.Router()
+	r := relay.New(a.File, b.File, m, mBA, st.Seed)
 	go publish(ctx, r, filepath.Join(stateDir(name), "stats.json"))
 	report("ok")
 	err = r.Run(ctx)

@@ -147,3 +147,32 @@ func TestParseGEModel(t *testing.T) {
 		t.Error("--loss and --loss-gemodel together accepted")
 	}
 }
+
+func TestParseAsymmetric(t *testing.T) {
+	base := Spec{Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500}
+	with := func(f func(*Spec)) Spec { s := base; f(&s); return s }
+	c, err := ParseConfig("x", with(func(s *Spec) { s.Rate, s.Delay, s.Loss, s.Queue = "200mbit/20mbit", "5ms/15ms", "0/1%", "1bdp/64K" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Reverse
+	if r == nil || c.Rate != 200e6 || r.Rate != 20e6 || c.RTT != 20*time.Millisecond || r.DelayAB != 5*time.Millisecond || r.DelayBA != 15*time.Millisecond || c.Loss != 0 || r.Loss != 0.01 || r.Queue != 64<<10 {
+		t.Fatalf("%+v %+v", c, r)
+	}
+	ab, ba := c.Model(), c.ModelBA()
+	if ab.Rate != 200e6 || ab.Delay != 5e6 || ba.Rate != 20e6 || ba.Delay != 15e6 || ba.Loss != 0.01 || ba.Queue != 64<<10 {
+		t.Fatalf("models a→b %+v b→a %+v", ab, ba)
+	}
+	// One-way delays alike and one rate: a symmetric link.
+	if c, err := ParseConfig("x", with(func(s *Spec) { s.Delay = "10ms" })); err != nil || c.Reverse != nil || c.RTT != 20*time.Millisecond || c.ModelBA() != c.Model() {
+		t.Fatalf("symmetric --delay: %+v %v", c, err)
+	}
+	for _, bad := range []Spec{
+		with(func(s *Spec) { s.Rate = "1gbit/x" }), with(func(s *Spec) { s.Rate = "1gbit/1bit" }),
+		with(func(s *Spec) { s.Delay = "5ms/-1ms" }), with(func(s *Spec) { s.Loss = "0/60%" }), with(func(s *Spec) { s.Queue = "1bdp/10" }),
+	} {
+		if _, err := ParseConfig("x", bad); err == nil || !strings.HasPrefix(err.Error(), "--") {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+}
