@@ -91,6 +91,7 @@ type linkInfo struct {
 			Bytes       uint64 `json:"bytes"`
 			LossDrops   uint64 `json:"loss_drops"`
 			LossRuns    uint64 `json:"loss_runs"`
+			CoDelDrops  uint64 `json:"codel_drops"`
 			PoliceDrops uint64 `json:"police_drops"`
 			QueueDrops  uint64 `json:"queue_drops"`
 			RingDrops   uint64 `json:"ring_drops"`
@@ -424,6 +425,30 @@ func TestAsymmetricLink(t *testing.T) {
 	}
 	if m := median(rtts); m < 20 || m > 21.5 {
 		t.Errorf("connect RTT %.2f ms, want the one-way delays' 20 ms", m)
+	}
+}
+
+// TestCoDel: a long cubic flow into a ten-BDP queue that CoDel (5 ms)
+// manages waits near the target, not in the queue (a drop-tail queue of
+// that size holds it some 170 ms), and still fills the link.
+func TestCoDel(t *testing.T) {
+	l := newLab(t)
+	const name = "tt-codel"
+	l.up(name, "--rate", "100mbit", "--rtt", "20ms", "--queue", "10bdp", "--codel", "5ms")
+	for _, side := range []string{"a", "b"} {
+		l.sysctl(name, side, "net.ipv4.tcp_rmem", "'4096 131072 33554432'")
+		l.sysctl(name, side, "net.ipv4.tcp_wmem", "'4096 16384 33554432'")
+	}
+	l.serve(name)
+	r, _ := l.bench(name, l.ls()[name].AddrB, "-C", "cubic", "-t", "6", "-O", "2")
+	sojourn := r.rtt*1e3 - 20
+	st := l.ls()[name].Stats.AB
+	t.Logf("%.1f Mbit/s, mean RTT %.1f ms (sojourn %.1f ms), %d CoDel drops", r.bps/1e6, r.rtt*1e3, sojourn, st.CoDelDrops)
+	if sojourn > 15 || st.CoDelDrops == 0 {
+		t.Errorf("sojourn %.1f ms with %d CoDel drops: want CoDel to hold it near its 5 ms target (at most 15)", sojourn, st.CoDelDrops)
+	}
+	if r.bps < 0.9*100e6*1448/1500 {
+		t.Errorf("%.1f Mbit/s: CoDel starved the flow", r.bps/1e6)
 	}
 }
 

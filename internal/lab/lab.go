@@ -59,6 +59,8 @@ type Config struct {
 	// link is symmetric): Rate, Loss and Queue above are then a→b's, and
 	// the one-way delays are given apart (their sum is RTT).
 	Reverse *Reverse `json:"reverse,omitempty"`
+	// CoDel manages each direction's queue (nil: drop-tail only).
+	CoDel *linkem.CoDel `json:"codel,omitempty"`
 	// Bursty is Gilbert-Elliott loss in place of Loss (nil: none).
 	Bursty *linkem.GilbertElliott `json:"loss_gemodel,omitempty"`
 	// PoliceRate and PoliceBurst are a token-bucket policer at the entry
@@ -125,7 +127,14 @@ func (c Config) Model() linkem.Config {
 	}
 	return linkem.Config{Rate: c.Rate, Delay: delay, Loss: c.Loss, Queue: q,
 		Path: linkem.Path{MTU: path, Blackhole: c.PMTUBlackhole}, Police: linkem.Policer{Rate: c.PoliceRate, Burst: c.policeBurst()},
-		Bursty: c.bursty()}
+		Bursty: c.bursty(), CoDel: c.codel()}
+}
+
+func (c Config) codel() linkem.CoDel {
+	if c.CoDel == nil {
+		return linkem.CoDel{}
+	}
+	return *c.CoDel
 }
 
 func (c Config) bursty() linkem.GilbertElliott {
@@ -195,6 +204,11 @@ func (c Config) Validate() error {
 	if c.PMTUBlackhole && c.PathMTU == 0 {
 		return errors.New("--pmtu-blackhole: needs --path-mtu (the size above which packets vanish)")
 	}
+	if q := c.codel(); q.Target != 0 {
+		if err := (linkem.Config{CoDel: q}).Validate(); err != nil {
+			return fmt.Errorf("--codel: %w", err)
+		}
+	}
 	if b := c.bursty(); b.P > 0 {
 		if err := (linkem.Config{Bursty: b, Loss: c.Loss}).Validate(); err != nil {
 			return fmt.Errorf("--loss-gemodel: %w", err)
@@ -257,6 +271,7 @@ type Spec struct {
 	Delay                  string
 	Police, PoliceBurst    string // "" = none
 	LossGE                 string // --loss-gemodel; "" = none
+	CoDel                  string // --codel TARGET[,INTERVAL]; "" = none
 	MTU, PathMTU, TxQLen   int
 	PMTUBlackhole          bool
 	Seed                   uint64
@@ -319,6 +334,19 @@ func ParseConfig(name string, s Spec) (Config, error) {
 	}
 	if asym {
 		c.Reverse = &rev
+	}
+	if s.CoDel != "" {
+		target, interval, two := strings.Cut(s.CoDel, ",")
+		q := &linkem.CoDel{Interval: int64(100 * time.Millisecond)}
+		d, err := units.ParseDuration(target)
+		if q.Target = int64(d); err == nil && two {
+			d, err = units.ParseDuration(interval)
+			q.Interval = int64(d)
+		}
+		if err != nil || q.Target <= 0 {
+			return c, fmt.Errorf("--codel: accepts TARGET[,INTERVAL], e.g. 5ms or 5ms,100ms (got %q)", s.CoDel)
+		}
+		c.CoDel = q
 	}
 	if s.LossGE != "" {
 		if c.Bursty, err = ParseGEModel(s.LossGE); err != nil {
@@ -563,18 +591,21 @@ func (s *State) Namespace(side string) string {
 // when it is smaller, and the commands to try it.
 func WriteUp(w io.Writer, st *State) {
 	m := st.Model()
-	police := ""
+	extra := ""
 	if r := st.Reverse; r != nil {
-		police = fmt.Sprintf(" a→b, %s b→a (one way %v and %v, loss %g%%, queue %s b→a)", units.FormatRateShort(r.Rate), r.DelayAB, r.DelayBA, r.Loss*100, units.FormatSize(float64(st.ModelBA().Queue)))
+		extra = fmt.Sprintf(" a→b, %s b→a (one way %v and %v, loss %g%%, queue %s b→a)", units.FormatRateShort(r.Rate), r.DelayAB, r.DelayBA, r.Loss*100, units.FormatSize(float64(st.ModelBA().Queue)))
+	}
+	if q := m.CoDel; q.Target > 0 {
+		extra += fmt.Sprintf(", CoDel target %v interval %v", time.Duration(q.Target), time.Duration(q.Interval))
 	}
 	if g := m.Bursty; g.P > 0 {
-		police = fmt.Sprintf(", Gilbert-Elliott loss p %g r %g (%.3g%% in runs of %.3g)", g.P, g.R, 100*g.P/(g.P+g.R)*g.LossBad+100*g.R/(g.P+g.R)*g.LossGood, 1/g.R)
+		extra += fmt.Sprintf(", Gilbert-Elliott loss p %g r %g (%.3g%% in runs of %.3g)", g.P, g.R, 100*g.P/(g.P+g.R)*g.LossBad+100*g.R/(g.P+g.R)*g.LossGood, 1/g.R)
 	}
 	if p := m.Police; p.Rate > 0 {
-		police += fmt.Sprintf(", policed at %s (burst %s)", units.FormatRateShort(p.Rate), units.FormatSize(float64(p.Burst)))
+		extra += fmt.Sprintf(", extrad at %s (burst %s)", units.FormatRateShort(p.Rate), units.FormatSize(float64(p.Burst)))
 	}
 	fmt.Fprintf(w, "lab %s up: %s (%s) ⇄ %s (%s), %s%s, RTT %s, loss %g%%, queue %s (BDP %s), MTU %d, txqueuelen %d, seed %d\n",
-		st.Name, st.NSA, st.AddrA, st.NSB, st.AddrB, units.FormatRateShort(st.Rate), police, st.RTT, st.Loss*100,
+		st.Name, st.NSA, st.AddrA, st.NSB, st.AddrB, units.FormatRateShort(st.Rate), extra, st.RTT, st.Loss*100,
 		units.FormatSize(float64(m.Queue)), units.FormatSize(float64(st.BDP())), st.MTU, st.TxQLen(), st.Seed)
 	if st.PathMTU > 0 {
 		what := "an ICMP \"fragmentation needed\" from " + st.Router().String()

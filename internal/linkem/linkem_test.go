@@ -234,3 +234,46 @@ func TestGilbertElliott(t *testing.T) {
 		}
 	}
 }
+
+// TestCoDel: under a lasting overload a drop-tail queue's sojourn climbs
+// to its limit; CoDel (5 ms, 100 ms) first drops an interval after the
+// sojourn rose above its target, then at intervals of 100 ms ÷ √count
+// (RFC 8289's control law), and never while the sojourn is below it.
+func TestCoDel(t *testing.T) {
+	const gap = 960_000 // ns between 1500-byte frames: 12.5 Mbit/s into a 10 Mbit/s link
+	run := func(c CoDel, segs int64) (*Model, []int64) {
+		m := New(Config{Rate: 10e6, Queue: 1250000, CoDel: c}, 1) // a 1 s queue
+		var drops []int64
+		for i := int64(0); i < segs; i++ {
+			before, head := m.Stats.CoDelDrops, max(m.freeAt, i*gap)
+			m.Enqueue(superPacket(1, 1448, uint32(i), 0x10), i*gap)
+			if m.Stats.CoDelDrops > before {
+				drops = append(drops, head) // when it reached the head
+			}
+		}
+		return m, drops
+	}
+	if m, _ := run(CoDel{}, 5000); m.Stats.QueueDrops == 0 || m.Stats.MaxBacklog < 1200000 {
+		t.Fatalf("drop-tail: %+v, want the 1 s queue full", m.Stats)
+	}
+	_, drops := run(CoDel{Target: 5e6, Interval: 100e6}, 1042) // a second
+	// The sojourn passes 5 ms when 6,250 bytes queue (2.5 Mbit/s
+	// excess: 20 ms of arrivals, at the head 25 ms in); the first drop is
+	// an interval later, the next ones at the control law's times, in the
+	// head's time.
+	if len(drops) < 30 || math.Abs(float64(drops[0])/1e9-0.125) > 0.002 {
+		t.Fatalf("CoDel drops at %v (head times, ns): want the first at 0.125 s and at least 30 in the second", drops)
+	}
+	for k := 1; k < len(drops); k++ { // a frame takes 1.2 ms: the law's times land on frames
+		got, want := float64(drops[k]-drops[k-1])/1e9, 0.100/math.Sqrt(float64(k))
+		if math.Abs(got-want) > 0.0015 {
+			t.Errorf("drop %d: %.4f s after the last, the law says %.4f", k, got, want)
+		}
+	}
+	if _, none := run(CoDel{Target: 5e6, Interval: 100e6}, 20); len(none) != 0 { // 20 ms: the sojourn never passes 5 ms for long
+		t.Errorf("drops %v below the target", none)
+	}
+	if (Config{CoDel: CoDel{Target: 5e6, Interval: 1e6}}).Validate() == nil {
+		t.Error("an interval below the target accepted")
+	}
+}

@@ -17,6 +17,9 @@ type Config struct {
 	// Bursty is the Gilbert-Elliott loss model (none when its P is
 	// zero), in place of Loss.
 	Bursty GilbertElliott
+	// CoDel manages the bottleneck's queue (off when its Target is
+	// zero); Queue stays its hard limit.
+	CoDel CoDel
 	// Police drops what exceeds a contract rate at the link's entry
 	// (none when its Rate is zero), before the shaper's queue.
 	Police Policer
@@ -32,6 +35,25 @@ type GilbertElliott struct {
 	R        float64 `json:"r"`         // bad → good, per segment
 	LossBad  float64 `json:"loss_bad"`  // 1 − h: loss in the bad state
 	LossGood float64 `json:"loss_good"` // 1 − k: loss in the good state
+}
+
+// CoDel is RFC 8289's controlled delay: a segment whose time in the
+// queue (its sojourn) stayed above Target for an Interval is dropped as
+// it reaches the head, and drops come closer together (Interval ÷ √count)
+// while it stays above. The model knows each segment's sojourn when it
+// arrives (the queue is first in, first out at a fixed rate), so it
+// decides then, in the order the segments would leave; a dropped segment
+// takes no time on the wire.
+type CoDel struct {
+	Target   int64 `json:"target_ns"`   // ns; 0 = off
+	Interval int64 `json:"interval_ns"` // ns
+}
+
+// codelState is CoDel's control state.
+type codelState struct {
+	firstAbove, dropNext int64
+	count, lastCount     int
+	dropping             bool
 }
 
 // Policer is a token bucket, as a provider's edge enforces a contract
@@ -64,6 +86,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Gilbert-Elliott loss %+v out of range (probabilities 0 .. 1, R above 0)", c.Bursty)
 	case c.Bursty.P > 0 && c.Loss > 0:
 		return errors.New("random and Gilbert-Elliott loss together: give one")
+	case c.CoDel.Target < 0 || c.CoDel.Target > 0 && (c.CoDel.Interval <= c.CoDel.Target || c.CoDel.Interval > 10e9):
+		return fmt.Errorf("CoDel target %d ns, interval %d ns out of range (the interval above the target, at most 10 s)", c.CoDel.Target, c.CoDel.Interval)
 	case c.Police.Rate < 0 || c.Police.Rate > 100e9 || c.Police.Rate > 0 && c.Police.Rate < 1e3:
 		return fmt.Errorf("police rate %g bit/s out of range (1 kbit/s .. 100 Gbit/s, or 0 for none)", c.Police.Rate)
 	case c.Police.Rate > 0 && (c.Police.Burst < 1600 || c.Police.Burst > 1<<30):
@@ -82,6 +106,8 @@ type Stats struct {
 	// LossRuns counts the runs of consecutive lost segments (a burst of
 	// losses is one run).
 	LossRuns uint64 `json:"loss_runs"`
+	// CoDelDrops are segments CoDel dropped at the queue's head.
+	CoDelDrops uint64 `json:"codel_drops"`
 	// PoliceDrops are segments the policer dropped above its rate.
 	PoliceDrops uint64    `json:"police_drops"`
 	QueueDrops  uint64    `json:"queue_drops"`
@@ -92,7 +118,9 @@ type Stats struct {
 }
 
 // Drops is every segment the link dropped.
-func (s Stats) Drops() uint64 { return s.LossDrops + s.PoliceDrops + s.QueueDrops + s.RingDrops }
+func (s Stats) Drops() uint64 {
+	return s.LossDrops + s.PoliceDrops + s.CoDelDrops + s.QueueDrops + s.RingDrops
+}
 
 // Piece is a packet (or part of one) to deliver at Release (ns).
 type Piece struct {
@@ -111,8 +139,9 @@ type Model struct {
 	tokens   float64 // the policer's bucket, bytes
 	filledAt int64   // when it was last filled, ns
 	primed   bool    // the bucket has been filled (it starts full)
-	bad      bool    // the Gilbert-Elliott chain is in its bad state
-	lostLast bool    // the last segment was lost (a run goes on)
+	codel    codelState
+	bad      bool // the Gilbert-Elliott chain is in its bad state
+	lostLast bool // the last segment was lost (a run goes on)
 }
 
 // New returns a model; seed makes loss reproducible.
@@ -160,6 +189,10 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 		}
 		if m.cfg.Queue > 0 && backlog+w > m.cfg.Queue {
 			m.Stats.QueueDrops++
+			continue
+		}
+		if m.codelDrops(backlog, w, now) {
+			m.Stats.CoDelDrops++
 			continue
 		}
 		if backlog+w > m.Stats.MaxBacklog {
@@ -221,6 +254,47 @@ func (m *Model) lose() bool {
 		m.bad = !m.bad
 	}
 	return lost
+}
+
+// codelDrops runs CoDel for a segment of w bytes arriving at now behind
+// backlog bytes: it leaves the queue's head at the serialiser's next free
+// time, having waited there since now.
+func (m *Model) codelDrops(backlog, w, now int64) bool {
+	c := m.cfg.CoDel
+	if c.Target <= 0 || m.cfg.Rate <= 0 {
+		return false
+	}
+	st := &m.codel
+	head := max(m.freeAt, now)
+	sojourn := head - now
+	okToDrop := false
+	switch {
+	case sojourn < c.Target || backlog <= 1600:
+		st.firstAbove = 0
+	case st.firstAbove == 0:
+		st.firstAbove = head + c.Interval
+	case head >= st.firstAbove:
+		okToDrop = true
+	}
+	law := func(t int64, count int) int64 { return t + int64(float64(c.Interval)/math.Sqrt(float64(count))) }
+	switch {
+	case st.dropping && !okToDrop:
+		st.dropping = false
+	case st.dropping && head >= st.dropNext:
+		st.count++
+		st.dropNext = law(st.dropNext, st.count)
+		return true
+	case !st.dropping && okToDrop:
+		st.dropping = true
+		delta := st.count - st.lastCount
+		st.count = 1
+		if delta > 1 && head-st.dropNext < 16*c.Interval {
+			st.count = delta
+		}
+		st.dropNext, st.lastCount = law(head, st.count), st.count
+		return true
+	}
+	return false
 }
 
 // police takes w bytes' tokens from the policer's bucket at now; false
