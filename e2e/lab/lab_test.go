@@ -428,6 +428,34 @@ func TestAsymmetricLink(t *testing.T) {
 	}
 }
 
+// TestJitter: normal jitter of σ 3 ms each way spreads a connect's RTT
+// by √2 × 3 ms around the link's 20 ms.
+func TestJitter(t *testing.T) {
+	l := newLab(t)
+	const name = "tt-jitter"
+	l.up(name, "--rate", "1gbit", "--rtt", "20ms", "--jitter", "3ms,normal", "--seed", "5")
+	l.serve(name)
+	out := l.must("lab", "exec", name, "a", "--", l.bin, "ping", l.ls()[name].AddrB, "-p", "5201", "-c", "60", "-i", "20ms")
+	var rtts []float64
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, "time="); i > 0 {
+			v, _ := strconv.ParseFloat(strings.Fields(line[i+5:])[0], 64)
+			rtts = append(rtts, v)
+		}
+	}
+	var sum, sq float64
+	for _, v := range rtts {
+		sum, sq = sum+v, sq+v*v
+	}
+	n := float64(len(rtts))
+	mean := sum / n
+	sigma := math.Sqrt(sq/n - mean*mean)
+	t.Logf("%d connects: RTT mean %.2f ms, σ %.2f ms (want 20 and %.2f)", len(rtts), mean, sigma, math.Sqrt2*3)
+	if len(rtts) < 50 || mean < 19 || mean > 22 || sigma < 3 || sigma > 5.5 {
+		t.Errorf("RTT mean %.2f ms σ %.2f ms over %d connects: want 20 ms and σ ≈ 4.2 ms", mean, sigma, len(rtts))
+	}
+}
+
 // TestCoDel: a long cubic flow into a ten-BDP queue that CoDel (5 ms)
 // manages waits near the target, not in the queue (a drop-tail queue of
 // that size holds it some 170 ms), and still fills the link.

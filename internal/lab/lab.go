@@ -7,6 +7,7 @@
 package lab
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -59,6 +61,8 @@ type Config struct {
 	// link is symmetric): Rate, Loss and Queue above are then a→b's, and
 	// the one-way delays are given apart (their sum is RTT).
 	Reverse *Reverse `json:"reverse,omitempty"`
+	// Jitter varies each packet's one-way delay, each way (nil: none).
+	Jitter *linkem.Jitter `json:"jitter,omitempty"`
 	// CoDel manages each direction's queue (nil: drop-tail only).
 	CoDel *linkem.CoDel `json:"codel,omitempty"`
 	// Bursty is Gilbert-Elliott loss in place of Loss (nil: none).
@@ -127,7 +131,14 @@ func (c Config) Model() linkem.Config {
 	}
 	return linkem.Config{Rate: c.Rate, Delay: delay, Loss: c.Loss, Queue: q,
 		Path: linkem.Path{MTU: path, Blackhole: c.PMTUBlackhole}, Police: linkem.Policer{Rate: c.PoliceRate, Burst: c.policeBurst()},
-		Bursty: c.bursty(), CoDel: c.codel()}
+		Bursty: c.bursty(), CoDel: c.codel(), Jitter: c.jitter()}
+}
+
+func (c Config) jitter() linkem.Jitter {
+	if c.Jitter == nil {
+		return linkem.Jitter{}
+	}
+	return *c.Jitter
 }
 
 func (c Config) codel() linkem.CoDel {
@@ -204,6 +215,11 @@ func (c Config) Validate() error {
 	if c.PMTUBlackhole && c.PathMTU == 0 {
 		return errors.New("--pmtu-blackhole: needs --path-mtu (the size above which packets vanish)")
 	}
+	if j := c.jitter(); j.Amount != 0 {
+		if err := (linkem.Config{Jitter: j}).Validate(); err != nil {
+			return fmt.Errorf("--jitter: %w", err)
+		}
+	}
 	if q := c.codel(); q.Target != 0 {
 		if err := (linkem.Config{CoDel: q}).Validate(); err != nil {
 			return fmt.Errorf("--codel: %w", err)
@@ -272,6 +288,7 @@ type Spec struct {
 	Police, PoliceBurst    string // "" = none
 	LossGE                 string // --loss-gemodel; "" = none
 	CoDel                  string // --codel TARGET[,INTERVAL]; "" = none
+	Jitter                 string // --jitter AMOUNT[,DIST]; "" = none
 	MTU, PathMTU, TxQLen   int
 	PMTUBlackhole          bool
 	Seed                   uint64
@@ -334,6 +351,14 @@ func ParseConfig(name string, s Spec) (Config, error) {
 	}
 	if asym {
 		c.Reverse = &rev
+	}
+	if s.Jitter != "" {
+		amount, dist, _ := strings.Cut(s.Jitter, ",")
+		d, err := units.ParseDuration(amount)
+		if err != nil || d <= 0 || dist != "" && !slices.Contains(linkem.JitterDists, dist) {
+			return c, fmt.Errorf("--jitter: accepts AMOUNT[,DIST] with DIST %s, e.g. 5ms or 5ms,normal (got %q)", strings.Join(linkem.JitterDists, ", "), s.Jitter)
+		}
+		c.Jitter = &linkem.Jitter{Amount: int64(d), Dist: dist}
 	}
 	if s.CoDel != "" {
 		target, interval, two := strings.Cut(s.CoDel, ",")
@@ -594,6 +619,9 @@ func WriteUp(w io.Writer, st *State) {
 	extra := ""
 	if r := st.Reverse; r != nil {
 		extra = fmt.Sprintf(" a→b, %s b→a (one way %v and %v, loss %g%%, queue %s b→a)", units.FormatRateShort(r.Rate), r.DelayAB, r.DelayBA, r.Loss*100, units.FormatSize(float64(st.ModelBA().Queue)))
+	}
+	if j := m.Jitter; j.Amount > 0 {
+		extra += fmt.Sprintf(", jitter %v %s", time.Duration(j.Amount), cmp.Or(j.Dist, "uniform"))
 	}
 	if q := m.CoDel; q.Target > 0 {
 		extra += fmt.Sprintf(", CoDel target %v interval %v", time.Duration(q.Target), time.Duration(q.Interval))

@@ -277,3 +277,46 @@ func TestCoDel(t *testing.T) {
 		t.Error("an interval below the target accepted")
 	}
 }
+
+// TestJitter: the one-way delay varies as the distribution says
+// (uniform ±A, normal σ A, pareto σ A with a long tail), and packets
+// close together keep their order.
+func TestJitter(t *testing.T) {
+	const delay, amount = 10e6, 2e6
+	for _, c := range []struct {
+		dist          string
+		sigma, tailAt float64 // σ, and a delay only a long tail reaches
+	}{
+		{"uniform", amount / math.Sqrt(3), 0}, {"normal", amount, 0}, {"pareto", amount, delay + 6*amount},
+	} {
+		m := New(Config{Delay: delay, Jitter: Jitter{Amount: amount, Dist: c.dist}}, 3)
+		var sum, sq, most float64
+		const n = 20000
+		for i := range int64(n) {
+			now := i * 1e8 // 100 ms apart: order never binds
+			d := float64(m.Enqueue(superPacket(1, 64, uint32(i), 0x10), now)[0].Release - now)
+			sum, sq, most = sum+d, sq+d*d, max(most, d)
+		}
+		mean := sum / n
+		sigma := math.Sqrt(sq/n - mean*mean)
+		t.Logf("%s: mean %.2f ms, σ %.2f ms, max %.2f ms", c.dist, mean/1e6, sigma/1e6, most/1e6)
+		if math.Abs(mean-delay) > 0.05*delay || math.Abs(sigma-c.sigma)/c.sigma > 0.1 {
+			t.Errorf("%s: mean %.2f ms σ %.2f ms, want 10 ms and %.2f ms", c.dist, mean/1e6, sigma/1e6, c.sigma/1e6)
+		}
+		if c.dist == "uniform" && most > delay+amount || c.tailAt > 0 && most < c.tailAt {
+			t.Errorf("%s: the longest delay %.2f ms", c.dist, most/1e6)
+		}
+	}
+	m := New(Config{Delay: delay, Jitter: Jitter{Amount: 5e6, Dist: "normal"}}, 3)
+	last := int64(0)
+	for i := range int64(10000) {
+		r := m.Enqueue(superPacket(1, 64, uint32(i), 0x10), i*1e5)[0].Release // 0.1 ms apart
+		if r < last {
+			t.Fatalf("packet %d overtook the one before", i)
+		}
+		last = r
+	}
+	if (Config{Jitter: Jitter{Amount: 1e6, Dist: "gamma"}}).Validate() == nil {
+		t.Error("an unknown distribution accepted")
+	}
+}

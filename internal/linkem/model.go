@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 )
 
 // Config describes one direction of a link.
@@ -17,6 +19,8 @@ type Config struct {
 	// Bursty is the Gilbert-Elliott loss model (none when its P is
 	// zero), in place of Loss.
 	Bursty GilbertElliott
+	// Jitter varies each packet's delay (none when its Amount is zero).
+	Jitter Jitter
 	// CoDel manages the bottleneck's queue (off when its Target is
 	// zero); Queue stays its hard limit.
 	CoDel CoDel
@@ -36,6 +40,19 @@ type GilbertElliott struct {
 	LossBad  float64 `json:"loss_bad"`  // 1 − h: loss in the bad state
 	LossGood float64 `json:"loss_good"` // 1 − k: loss in the good state
 }
+
+// Jitter varies the one-way delay of each packet by a draw from a
+// distribution of spread Amount (uniform: ±Amount; normal: σ = Amount;
+// pareto: a heavy tail of σ = Amount, centred), never below zero in all.
+// Packets do not overtake one another: one drawn shorter than the one
+// before leaves right after it (a queue on the path keeps its order).
+type Jitter struct {
+	Amount int64  `json:"amount_ns"`
+	Dist   string `json:"distribution"` // uniform (""), normal or pareto
+}
+
+// JitterDists are the distributions Jitter draws from.
+var JitterDists = []string{"uniform", "normal", "pareto"}
 
 // CoDel is RFC 8289's controlled delay: a segment whose time in the
 // queue (its sojourn) stayed above Target for an Interval is dropped as
@@ -86,6 +103,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Gilbert-Elliott loss %+v out of range (probabilities 0 .. 1, R above 0)", c.Bursty)
 	case c.Bursty.P > 0 && c.Loss > 0:
 		return errors.New("random and Gilbert-Elliott loss together: give one")
+	case c.Jitter.Amount < 0 || c.Jitter.Amount > 5e9 || !slices.Contains(append([]string{""}, JitterDists...), c.Jitter.Dist):
+		return fmt.Errorf("jitter %d ns %q out of range (0 .. 5 s; %s)", c.Jitter.Amount, c.Jitter.Dist, strings.Join(JitterDists, ", "))
 	case c.CoDel.Target < 0 || c.CoDel.Target > 0 && (c.CoDel.Interval <= c.CoDel.Target || c.CoDel.Interval > 10e9):
 		return fmt.Errorf("CoDel target %d ns, interval %d ns out of range (the interval above the target, at most 10 s)", c.CoDel.Target, c.CoDel.Interval)
 	case c.Police.Rate < 0 || c.Police.Rate > 100e9 || c.Police.Rate > 0 && c.Police.Rate < 1e3:
@@ -140,8 +159,9 @@ type Model struct {
 	filledAt int64   // when it was last filled, ns
 	primed   bool    // the bucket has been filled (it starts full)
 	codel    codelState
-	bad      bool // the Gilbert-Elliott chain is in its bad state
-	lostLast bool // the last segment was lost (a run goes on)
+	lastOut  int64 // the last release: jittered packets keep their order
+	bad      bool  // the Gilbert-Elliott chain is in its bad state
+	lostLast bool  // the last segment was lost (a run goes on)
 }
 
 // New returns a model; seed makes loss reproducible.
@@ -212,7 +232,7 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 		return nil
 	}
 	if kept == s.segments {
-		return []Piece{{Data: pkt, Release: done[s.segments-1] + m.cfg.Delay}}
+		return []Piece{{Data: pkt, Release: m.release(done[s.segments-1])}}
 	}
 	if !s.tcp4 {
 		// Only IPv4 TCP super-packets are split; anything else partly
@@ -230,7 +250,7 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 		for k+1 < s.segments && keep[k+1] {
 			k++
 		}
-		out = append(out, Piece{Data: split(pkt, s, j, k), Release: done[k] + m.cfg.Delay})
+		out = append(out, Piece{Data: split(pkt, s, j, k), Release: m.release(done[k])})
 		m.Stats.Splits++
 		j = k + 1
 	}
@@ -254,6 +274,29 @@ func (m *Model) lose() bool {
 		m.bad = !m.bad
 	}
 	return lost
+}
+
+// release is when a packet that leaves the serialiser at done arrives:
+// the delay, jittered, never before the packet ahead of it.
+func (m *Model) release(done int64) int64 {
+	j := m.cfg.Jitter
+	if j.Amount == 0 {
+		return done + m.cfg.Delay
+	}
+	var x float64
+	switch j.Dist {
+	case "normal":
+		x = m.rng.NormFloat64()
+	case "pareto":
+		// Pareto of shape 3 (σ = √3 ÷ 2 × its scale), centred on its mean.
+		x = (1/math.Cbrt(1-m.rng.Float64()) - 1.5) / (math.Sqrt(3) / 2)
+	default:
+		x = 2*m.rng.Float64() - 1
+	}
+	at := done + max(0, m.cfg.Delay+int64(x*float64(j.Amount)))
+	at = max(at, m.lastOut)
+	m.lastOut = at
+	return at
 }
 
 // codelDrops runs CoDel for a segment of w bytes arriving at now behind
