@@ -92,6 +92,7 @@ type linkInfo struct {
 			LossDrops   uint64 `json:"loss_drops"`
 			LossRuns    uint64 `json:"loss_runs"`
 			CoDelDrops  uint64 `json:"codel_drops"`
+			HeldBack    uint64 `json:"held_back"`
 			PoliceDrops uint64 `json:"police_drops"`
 			QueueDrops  uint64 `json:"queue_drops"`
 			RingDrops   uint64 `json:"ring_drops"`
@@ -425,6 +426,46 @@ func TestAsymmetricLink(t *testing.T) {
 	}
 	if m := median(rtts); m < 20 || m > 21.5 {
 		t.Errorf("connect RTT %.2f ms, want the one-way delays' 20 ms", m)
+	}
+}
+
+// TestReordering: 1% of the packets held back 3 ms, the rest
+// overtaking them: the sender's TCP sees the reordering (its SACK
+// reordering counter, tcpi_reord_seen), the flow still fills the link,
+// and the verdict, with no loss on the path, does not say loss.
+func TestReordering(t *testing.T) {
+	l := newLab(t)
+	const name = "tt-reord"
+	l.up(name, "--rate", "100mbit", "--rtt", "20ms", "--queue", "4bdp", "--reorder", "1%,3ms", "--seed", "3") // a queue slow start does not overflow: no loss
+	for _, side := range []string{"a", "b"} {
+		l.sysctl(name, side, "net.ipv4.tcp_rmem", "'4096 131072 33554432'")
+		l.sysctl(name, side, "net.ipv4.tcp_wmem", "'4096 16384 33554432'")
+	}
+	l.serve(name)
+	before := counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPSACKReorder")
+	r, d := l.bench(name, l.ls()[name].AddrB, "-C", "cubic", "-t", "4", "-O", "1")
+	sack := counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPSACKReorder") - before
+	st := l.ls()[name].Stats.AB
+	var verdict struct {
+		Limit   string `json:"limit"`
+		Verdict string `json:"verdict"`
+	}
+	if v, ok := d["tcptune"].(map[string]any)["limits"].([]any); ok && len(v) > 0 {
+		b, _ := json.Marshal(v[0].(map[string]any)["result"])
+		json.Unmarshal(b, &verdict)
+	}
+	t.Logf("%.1f Mbit/s; %d packets held back, %d dropped; TCPSACKReorder %.0f; verdict %s: %s", r.bps/1e6, st.HeldBack, st.LossDrops+st.QueueDrops, sack, verdict.Limit, verdict.Verdict)
+	if st.HeldBack == 0 || sack == 0 {
+		t.Errorf("%d held back, TCPSACKReorder %.0f: the sender saw no reordering", st.HeldBack, sack)
+	}
+	if st.LossDrops+st.QueueDrops != 0 {
+		t.Fatalf("%d drops: the path was to lose nothing", st.LossDrops+st.QueueDrops)
+	}
+	if verdict.Limit == "" || strings.Contains(verdict.Verdict, "loss") {
+		t.Errorf("no loss on the path, verdict %q: %s", verdict.Limit, verdict.Verdict)
+	}
+	if r.bps < 0.9*100e6*1448/1500 {
+		t.Errorf("%.1f Mbit/s: the reordering held the flow back", r.bps/1e6)
 	}
 }
 

@@ -15,7 +15,7 @@ type linkFlags struct {
 	rate, rtt, loss, queue string
 	police, policeBurst    string
 	lossGE, delay, codel   string
-	jitter                 string
+	jitter, reorder        string
 	fs                     *pflag.FlagSet
 	mtu, pathMTU, txqlen   int
 	blackhole              bool
@@ -35,6 +35,7 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 	flagx.IntVarP(fs, &f.txqlen, "txqueuelen", "", lab.DefaultTxQueueLen, 1, 1000000, "packets", "the hosts' interfaces' transmit ring (a TUN drops what it cannot hold, counted as tx_dropped: a host whose NIC queue is too short)")
 	fs.StringVar(&f.lossGE, "loss-gemodel", "", "bursty loss, netem's Gilbert-Elliott model: P[,R[,LOSS_BAD[,LOSS_GOOD]]] (good→bad, bad→good, loss in each state; defaults R = 1−P, 100%, 0), e.g. 1%,25% (instead of --loss)")
 	fs.StringVar(&f.jitter, "jitter", "", "vary each packet's one-way delay: AMOUNT[,DIST], DIST uniform (±AMOUNT, the default), normal or pareto (σ AMOUNT); packets keep their order, e.g. 5ms,normal")
+	fs.StringVar(&f.reorder, "reorder", "", "hold back a share of packets, each way, for later ones to overtake: SHARE,GAP, e.g. 1%,2ms")
 	fs.StringVar(&f.codel, "codel", "", "manage each direction's queue with CoDel: TARGET[,INTERVAL] (RFC 8289; e.g. 5ms, interval 100ms by default); --queue stays its limit")
 	fs.StringVar(&f.police, "police", "", "drop (not queue) what exceeds this rate at the link's entry, each way: a token-bucket policer, as a provider's contract, e.g. 50mbit")
 	fs.StringVar(&f.policeBurst, "police-burst", "", "the policer's bucket, e.g. 256K (default 10 ms at its rate, at least 64 KB)")
@@ -45,7 +46,7 @@ func (f *linkFlags) config(name string) (lab.Config, error) {
 	if f.delay != "" && f.fs.Changed("rtt") {
 		return lab.Config{}, errors.New("--delay: give --rtt or --delay (one-way delays), not both")
 	}
-	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Delay: f.delay, Loss: f.loss, Queue: f.queue, Police: f.police, PoliceBurst: f.policeBurst, LossGE: f.lossGE, CoDel: f.codel, Jitter: f.jitter, MTU: f.mtu,
+	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Delay: f.delay, Loss: f.loss, Queue: f.queue, Police: f.police, PoliceBurst: f.policeBurst, LossGE: f.lossGE, CoDel: f.codel, Jitter: f.jitter, Reorder: f.reorder, MTU: f.mtu,
 		PathMTU: f.pathMTU, PMTUBlackhole: f.blackhole, TxQLen: f.txqlen, Seed: f.seed})
 }
 

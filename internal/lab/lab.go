@@ -61,6 +61,9 @@ type Config struct {
 	// link is symmetric): Rate, Loss and Queue above are then a→b's, and
 	// the one-way delays are given apart (their sum is RTT).
 	Reverse *Reverse `json:"reverse,omitempty"`
+	// Reorder holds a share of packets back, each way, for later ones to
+	// overtake (nil: none).
+	Reorder *linkem.Reorder `json:"reorder,omitempty"`
 	// Jitter varies each packet's one-way delay, each way (nil: none).
 	Jitter *linkem.Jitter `json:"jitter,omitempty"`
 	// CoDel manages each direction's queue (nil: drop-tail only).
@@ -131,7 +134,14 @@ func (c Config) Model() linkem.Config {
 	}
 	return linkem.Config{Rate: c.Rate, Delay: delay, Loss: c.Loss, Queue: q,
 		Path: linkem.Path{MTU: path, Blackhole: c.PMTUBlackhole}, Police: linkem.Policer{Rate: c.PoliceRate, Burst: c.policeBurst()},
-		Bursty: c.bursty(), CoDel: c.codel(), Jitter: c.jitter()}
+		Bursty: c.bursty(), CoDel: c.codel(), Jitter: c.jitter(), Reorder: c.reorder()}
+}
+
+func (c Config) reorder() linkem.Reorder {
+	if c.Reorder == nil {
+		return linkem.Reorder{}
+	}
+	return *c.Reorder
 }
 
 func (c Config) jitter() linkem.Jitter {
@@ -215,6 +225,11 @@ func (c Config) Validate() error {
 	if c.PMTUBlackhole && c.PathMTU == 0 {
 		return errors.New("--pmtu-blackhole: needs --path-mtu (the size above which packets vanish)")
 	}
+	if r := c.reorder(); r.Share != 0 {
+		if err := (linkem.Config{Reorder: r}).Validate(); err != nil {
+			return fmt.Errorf("--reorder: %w", err)
+		}
+	}
 	if j := c.jitter(); j.Amount != 0 {
 		if err := (linkem.Config{Jitter: j}).Validate(); err != nil {
 			return fmt.Errorf("--jitter: %w", err)
@@ -289,6 +304,7 @@ type Spec struct {
 	LossGE                 string // --loss-gemodel; "" = none
 	CoDel                  string // --codel TARGET[,INTERVAL]; "" = none
 	Jitter                 string // --jitter AMOUNT[,DIST]; "" = none
+	Reorder                string // --reorder SHARE,GAP; "" = none
 	MTU, PathMTU, TxQLen   int
 	PMTUBlackhole          bool
 	Seed                   uint64
@@ -351,6 +367,15 @@ func ParseConfig(name string, s Spec) (Config, error) {
 	}
 	if asym {
 		c.Reverse = &rev
+	}
+	if s.Reorder != "" {
+		share, gap, _ := strings.Cut(s.Reorder, ",")
+		f, err := ParseLoss(share)
+		g, gerr := units.ParseDuration(gap)
+		if err != nil || gerr != nil || f <= 0 || g <= 0 {
+			return c, fmt.Errorf("--reorder: accepts SHARE,GAP, the share of packets held back (up to 50%%) and by how long, e.g. 1%%,2ms (got %q)", s.Reorder)
+		}
+		c.Reorder = &linkem.Reorder{Share: f, Gap: int64(g)}
 	}
 	if s.Jitter != "" {
 		amount, dist, _ := strings.Cut(s.Jitter, ",")
@@ -619,6 +644,9 @@ func WriteUp(w io.Writer, st *State) {
 	extra := ""
 	if r := st.Reverse; r != nil {
 		extra = fmt.Sprintf(" a→b, %s b→a (one way %v and %v, loss %g%%, queue %s b→a)", units.FormatRateShort(r.Rate), r.DelayAB, r.DelayBA, r.Loss*100, units.FormatSize(float64(st.ModelBA().Queue)))
+	}
+	if r := m.Reorder; r.Share > 0 {
+		extra += fmt.Sprintf(", %g%% held back %v", 100*r.Share, time.Duration(r.Gap))
 	}
 	if j := m.Jitter; j.Amount > 0 {
 		extra += fmt.Sprintf(", jitter %v %s", time.Duration(j.Amount), cmp.Or(j.Dist, "uniform"))

@@ -19,6 +19,9 @@ type Config struct {
 	// Bursty is the Gilbert-Elliott loss model (none when its P is
 	// zero), in place of Loss.
 	Bursty GilbertElliott
+	// Reorder holds a share of packets back so that later ones overtake
+	// them (none when its Share is zero).
+	Reorder Reorder
 	// Jitter varies each packet's delay (none when its Amount is zero).
 	Jitter Jitter
 	// CoDel manages the bottleneck's queue (off when its Target is
@@ -50,6 +53,18 @@ type Jitter struct {
 	Amount int64  `json:"amount_ns"`
 	Dist   string `json:"distribution"` // uniform (""), normal or pareto
 }
+
+// Reorder holds back a Share of the packets by Gap on top of their
+// delay; the packets behind them are not held, and overtake them (as a
+// second path or a link aggregate's other member does).
+type Reorder struct {
+	Share float64 `json:"share"`  // 0..1
+	Gap   int64   `json:"gap_ns"` // ns
+}
+
+// Reorders reports whether the model lets packets overtake one another:
+// their releases are then not in the order they came.
+func (m *Model) Reorders() bool { return m.cfg.Reorder.Share > 0 }
 
 // JitterDists are the distributions Jitter draws from.
 var JitterDists = []string{"uniform", "normal", "pareto"}
@@ -103,6 +118,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Gilbert-Elliott loss %+v out of range (probabilities 0 .. 1, R above 0)", c.Bursty)
 	case c.Bursty.P > 0 && c.Loss > 0:
 		return errors.New("random and Gilbert-Elliott loss together: give one")
+	case c.Reorder.Share < 0 || c.Reorder.Share > 0.5 || c.Reorder.Share > 0 && (c.Reorder.Gap <= 0 || c.Reorder.Gap > 1e9):
+		return fmt.Errorf("reordering of %g held back by %d ns out of range (0 .. 50%%, the gap above 0 and at most 1 s)", c.Reorder.Share, c.Reorder.Gap)
 	case c.Jitter.Amount < 0 || c.Jitter.Amount > 5e9 || !slices.Contains(append([]string{""}, JitterDists...), c.Jitter.Dist):
 		return fmt.Errorf("jitter %d ns %q out of range (0 .. 5 s; %s)", c.Jitter.Amount, c.Jitter.Dist, strings.Join(JitterDists, ", "))
 	case c.CoDel.Target < 0 || c.CoDel.Target > 0 && (c.CoDel.Interval <= c.CoDel.Target || c.CoDel.Interval > 10e9):
@@ -125,6 +142,8 @@ type Stats struct {
 	// LossRuns counts the runs of consecutive lost segments (a burst of
 	// losses is one run).
 	LossRuns uint64 `json:"loss_runs"`
+	// HeldBack counts packets the reordering held back.
+	HeldBack uint64 `json:"held_back"`
 	// CoDelDrops are segments CoDel dropped at the queue's head.
 	CoDelDrops uint64 `json:"codel_drops"`
 	// PoliceDrops are segments the policer dropped above its rate.
@@ -281,7 +300,7 @@ func (m *Model) lose() bool {
 func (m *Model) release(done int64) int64 {
 	j := m.cfg.Jitter
 	if j.Amount == 0 {
-		return done + m.cfg.Delay
+		return m.holdBack(done + m.cfg.Delay)
 	}
 	var x float64
 	switch j.Dist {
@@ -296,6 +315,16 @@ func (m *Model) release(done int64) int64 {
 	at := done + max(0, m.cfg.Delay+int64(x*float64(j.Amount)))
 	at = max(at, m.lastOut)
 	m.lastOut = at
+	return m.holdBack(at)
+}
+
+// holdBack delays a packet by the reordering gap, if it is drawn; the
+// packets after it keep their own times.
+func (m *Model) holdBack(at int64) int64 {
+	if r := m.cfg.Reorder; r.Share > 0 && m.rng.Float64() < r.Share {
+		m.Stats.HeldBack++
+		return at + r.Gap
+	}
 	return at
 }
 

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"container/heap"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -30,6 +32,7 @@ type direction struct {
 	mu    sync.Mutex
 	model *linkem.Model
 	st    DirStats
+	seq   uint64 // pieces read (the reader's)
 }
 
 // Relay is a running link.
@@ -47,6 +50,7 @@ const spinNS = 250_000
 type item struct {
 	linkem.Piece
 	buf *[]byte
+	seq uint64 // arrival order, for pieces released at once
 }
 
 // bufPool recycles read buffers: a 64 KB allocation per super-packet
@@ -134,7 +138,8 @@ func (d *direction) read(ctx context.Context) error {
 		}
 		kept := false
 		for _, p := range pieces {
-			it := item{Piece: p}
+			d.seq++
+			it := item{Piece: p, seq: d.seq}
 			if &p.Data[0] == &pkt[0] { // forwarded whole: the buffer travels
 				it.buf, kept = bp, true
 			}
@@ -155,7 +160,91 @@ func (d *direction) read(ctx context.Context) error {
 	}
 }
 
+// put writes a piece out and counts it; false once the relay is ending
+// and the device refuses.
+func (d *direction) put(ctx context.Context, p item) bool {
+	late := (Now() - p.Release) / 1000
+	_, werr := d.out.Write(p.Data)
+	if p.buf != nil {
+		bufPool.Put(p.buf)
+	}
+	d.mu.Lock()
+	d.st.Writes++
+	if werr != nil {
+		d.st.WriteEr++
+	}
+	late = max(late, 0)
+	i := 0
+	for i < len(LateBuckets) && late >= LateBuckets[i] {
+		i++
+	}
+	d.st.Late[i]++
+	d.st.LateSum += late
+	d.st.LateMax = max(d.st.LateMax, late)
+	d.mu.Unlock()
+	return werr == nil || ctx.Err() == nil
+}
+
+// writeOutOfOrder is write for a model whose packets overtake one
+// another: it keeps the pieces waiting in order of their release, and a
+// piece that arrives due before the one it waits for goes first.
+func (d *direction) writeOutOfOrder(ctx context.Context) error {
+	h := &releaseHeap{}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		if h.Len() == 0 {
+			p, ok := <-d.q
+			if !ok {
+				return nil
+			}
+			heap.Push(h, p)
+			continue
+		}
+		next := (*h)[0]
+		if wait := next.Release - spinNS - Now(); wait > 0 {
+			timer.Reset(time.Duration(wait))
+			select {
+			case p, ok := <-d.q:
+				timer.Stop()
+				if !ok {
+					return nil
+				}
+				heap.Push(h, p)
+				continue
+			case <-timer.C:
+			}
+		}
+		for Now() < next.Release {
+			runtime.Gosched()
+		}
+		heap.Pop(h)
+		if !d.put(ctx, next) {
+			return nil
+		}
+	}
+}
+
+// releaseHeap orders pieces by release, the earlier come first in a tie.
+type releaseHeap []item
+
+func (h releaseHeap) Len() int { return len(h) }
+func (h releaseHeap) Less(i, j int) bool {
+	return h[i].Release < h[j].Release || h[i].Release == h[j].Release && h[i].seq < h[j].seq
+}
+func (h releaseHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *releaseHeap) Push(x any)   { *h = append(*h, x.(item)) }
+func (h *releaseHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
 func (d *direction) write(ctx context.Context) error {
+	if d.model.Reorders() {
+		return d.writeOutOfOrder(ctx)
+	}
 	tfd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
 		return fmt.Errorf("timerfd: %w", err)
@@ -180,28 +269,7 @@ func (d *direction) write(ctx context.Context) error {
 		for Now() < p.Release {
 			runtime.Gosched()
 		}
-		late := (Now() - p.Release) / 1000
-		_, werr := d.out.Write(p.Data)
-		if p.buf != nil {
-			bufPool.Put(p.buf)
-		}
-		d.mu.Lock()
-		d.st.Writes++
-		if werr != nil {
-			d.st.WriteEr++
-		}
-		if late < 0 {
-			late = 0
-		}
-		i := 0
-		for i < len(LateBuckets) && late >= LateBuckets[i] {
-			i++
-		}
-		d.st.Late[i]++
-		d.st.LateSum += late
-		d.st.LateMax = max(d.st.LateMax, late)
-		d.mu.Unlock()
-		if werr != nil && ctx.Err() != nil {
+		if !d.put(ctx, p) {
 			return nil
 		}
 	}
