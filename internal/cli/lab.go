@@ -16,6 +16,7 @@ type linkFlags struct {
 	police, policeBurst    string
 	lossGE, delay, codel   string
 	jitter, reorder        string
+	schedule, trace        string
 	fs                     *pflag.FlagSet
 	mtu, pathMTU, txqlen   int
 	blackhole              bool
@@ -35,6 +36,8 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 	flagx.IntVarP(fs, &f.txqlen, "txqueuelen", "", lab.DefaultTxQueueLen, 1, 1000000, "packets", "the hosts' interfaces' transmit ring (a TUN drops what it cannot hold, counted as tx_dropped: a host whose NIC queue is too short)")
 	fs.StringVar(&f.lossGE, "loss-gemodel", "", "bursty loss, netem's Gilbert-Elliott model: P[,R[,LOSS_BAD[,LOSS_GOOD]]] (good→bad, bad→good, loss in each state; defaults R = 1−P, 100%, 0), e.g. 1%,25% (instead of --loss)")
 	fs.StringVar(&f.jitter, "jitter", "", "vary each packet's one-way delay: AMOUNT[,DIST], DIST uniform (±AMOUNT, the default), normal or pareto (σ AMOUNT); packets keep their order, e.g. 5ms,normal")
+	fs.StringVar(&f.schedule, "rate-schedule", "", "a rate that changes over time, each way, in place of --rate: RATE:DURATION,... repeated, e.g. 100mbit:2s,20mbit:1s")
+	fs.StringVar(&f.trace, "rate-trace", "", "a rate that changes over time, each way, in place of --rate: a Mahimahi packet-delivery trace FILE (one line per 1500-byte opportunity, in ms; it repeats)")
 	fs.StringVar(&f.reorder, "reorder", "", "hold back a share of packets, each way, for later ones to overtake: SHARE,GAP, e.g. 1%,2ms")
 	fs.StringVar(&f.codel, "codel", "", "manage each direction's queue with CoDel: TARGET[,INTERVAL] (RFC 8289; e.g. 5ms, interval 100ms by default); --queue stays its limit")
 	fs.StringVar(&f.police, "police", "", "drop (not queue) what exceeds this rate at the link's entry, each way: a token-bucket policer, as a provider's contract, e.g. 50mbit")
@@ -46,7 +49,18 @@ func (f *linkFlags) config(name string) (lab.Config, error) {
 	if f.delay != "" && f.fs.Changed("rtt") {
 		return lab.Config{}, errors.New("--delay: give --rtt or --delay (one-way delays), not both")
 	}
-	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Delay: f.delay, Loss: f.loss, Queue: f.queue, Police: f.police, PoliceBurst: f.policeBurst, LossGE: f.lossGE, CoDel: f.codel, Jitter: f.jitter, Reorder: f.reorder, MTU: f.mtu,
+	if (f.schedule != "" || f.trace != "") && f.fs.Changed("rate") {
+		return lab.Config{}, errors.New("--rate: give --rate or a --rate-schedule or --rate-trace, not both")
+	}
+	trace := ""
+	if f.trace != "" {
+		b, err := os.ReadFile(f.trace)
+		if err != nil {
+			return lab.Config{}, fmt.Errorf("--rate-trace: %w", err)
+		}
+		trace = string(b)
+	}
+	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Delay: f.delay, Loss: f.loss, Queue: f.queue, Police: f.police, PoliceBurst: f.policeBurst, LossGE: f.lossGE, CoDel: f.codel, Jitter: f.jitter, Reorder: f.reorder, RateSchedule: f.schedule, RateTrace: trace, MTU: f.mtu,
 		PathMTU: f.pathMTU, PMTUBlackhole: f.blackhole, TxQLen: f.txqlen, Seed: f.seed})
 }
 

@@ -61,6 +61,9 @@ type Config struct {
 	// link is symmetric): Rate, Loss and Queue above are then a→b's, and
 	// the one-way delays are given apart (their sum is RTT).
 	Reverse *Reverse `json:"reverse,omitempty"`
+	// Capacity is a rate that changes over time, each way, in place of a
+	// fixed one (nil: Rate); Rate then holds its mean.
+	Capacity *linkem.Capacity `json:"capacity,omitempty"`
 	// Reorder holds a share of packets back, each way, for later ones to
 	// overtake (nil: none).
 	Reorder *linkem.Reorder `json:"reorder,omitempty"`
@@ -134,7 +137,7 @@ func (c Config) Model() linkem.Config {
 	}
 	return linkem.Config{Rate: c.Rate, Delay: delay, Loss: c.Loss, Queue: q,
 		Path: linkem.Path{MTU: path, Blackhole: c.PMTUBlackhole}, Police: linkem.Policer{Rate: c.PoliceRate, Burst: c.policeBurst()},
-		Bursty: c.bursty(), CoDel: c.codel(), Jitter: c.jitter(), Reorder: c.reorder()}
+		Bursty: c.bursty(), CoDel: c.codel(), Jitter: c.jitter(), Reorder: c.reorder(), Capacity: c.Capacity}
 }
 
 func (c Config) reorder() linkem.Reorder {
@@ -225,6 +228,9 @@ func (c Config) Validate() error {
 	if c.PMTUBlackhole && c.PathMTU == 0 {
 		return errors.New("--pmtu-blackhole: needs --path-mtu (the size above which packets vanish)")
 	}
+	if c.Capacity != nil && c.Reverse != nil {
+		return errors.New("--rate-schedule/--rate-trace: apply each way; an asymmetric --rate does not combine with them")
+	}
 	if r := c.reorder(); r.Share != 0 {
 		if err := (linkem.Config{Reorder: r}).Validate(); err != nil {
 			return fmt.Errorf("--reorder: %w", err)
@@ -305,9 +311,12 @@ type Spec struct {
 	CoDel                  string // --codel TARGET[,INTERVAL]; "" = none
 	Jitter                 string // --jitter AMOUNT[,DIST]; "" = none
 	Reorder                string // --reorder SHARE,GAP; "" = none
-	MTU, PathMTU, TxQLen   int
-	PMTUBlackhole          bool
-	Seed                   uint64
+	// RateSchedule ("RATE:DURATION,...") and RateTrace (a Mahimahi
+	// trace's contents) replace Rate with one that changes over time.
+	RateSchedule, RateTrace string
+	MTU, PathMTU, TxQLen    int
+	PMTUBlackhole           bool
+	Seed                    uint64
 }
 
 // ParseConfig reads and validates a Spec into a link's Config; errors
@@ -341,6 +350,9 @@ func ParseConfig(name string, s Spec) (Config, error) {
 		return c, fmt.Errorf("--rtt: accepts a duration, e.g. 50ms, 0.2s (got %q)", s.RTT)
 	} else {
 		rev.DelayAB, rev.DelayBA = c.RTT/2, c.RTT-c.RTT/2
+	}
+	if err := parseCapacity(&c, s); err != nil {
+		return c, err
 	}
 	lossAB, lossBA, two := strings.Cut(s.Loss, "/")
 	if c.Loss, err = ParseLoss(lossAB); err != nil {
@@ -430,6 +442,39 @@ func ParseLoss(s string) (float64, error) {
 		return 0, fmt.Errorf("--loss: accepts 0 .. 50%% (got %q)", s)
 	}
 	return v, nil
+}
+
+// parseCapacity reads --rate-schedule or --rate-trace into c, whose
+// Rate becomes their mean (the queue's BDP is of it).
+func parseCapacity(c *Config, s Spec) error {
+	var err error
+	switch {
+	case s.RateSchedule != "" && s.RateTrace != "":
+		return errors.New("--rate-schedule: give it or --rate-trace, not both")
+	case s.RateSchedule != "":
+		var rates []float64
+		var durs []int64
+		for _, step := range strings.Split(s.RateSchedule, ",") {
+			r, d, ok := strings.Cut(strings.TrimSpace(step), ":")
+			rate, rerr := units.ParseRate(r)
+			dur, derr := units.ParseDuration(d)
+			if !ok || rerr != nil || derr != nil {
+				return fmt.Errorf("--rate-schedule: accepts RATE:DURATION,..., e.g. 100mbit:2s,20mbit:1s (got %q)", s.RateSchedule)
+			}
+			rates, durs = append(rates, rate), append(durs, int64(dur))
+		}
+		if c.Capacity, err = linkem.Schedule(rates, durs); err != nil {
+			return fmt.Errorf("--rate-schedule: %w", err)
+		}
+	case s.RateTrace != "":
+		if c.Capacity, err = linkem.ReadTrace(strings.NewReader(s.RateTrace)); err != nil {
+			return fmt.Errorf("--rate-trace: %w", err)
+		}
+	default:
+		return nil
+	}
+	c.Rate = c.Capacity.Mean()
+	return nil
 }
 
 // ParseGEModel reads --loss-gemodel P[,R[,LOSS_BAD[,LOSS_GOOD]]], each a
@@ -644,6 +689,13 @@ func WriteUp(w io.Writer, st *State) {
 	extra := ""
 	if r := st.Reverse; r != nil {
 		extra = fmt.Sprintf(" a→b, %s b→a (one way %v and %v, loss %g%%, queue %s b→a)", units.FormatRateShort(r.Rate), r.DelayAB, r.DelayBA, r.Loss*100, units.FormatSize(float64(st.ModelBA().Queue)))
+	}
+	if cp := m.Capacity; cp != nil {
+		kind := "schedule"
+		if cp.Steps {
+			kind = "trace"
+		}
+		extra += fmt.Sprintf(" on average (a %s repeating every %v)", kind, time.Duration(cp.Period))
 	}
 	if r := m.Reorder; r.Share > 0 {
 		extra += fmt.Sprintf(", %g%% held back %v", 100*r.Share, time.Duration(r.Gap))

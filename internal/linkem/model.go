@@ -19,6 +19,9 @@ type Config struct {
 	// Bursty is the Gilbert-Elliott loss model (none when its P is
 	// zero), in place of Loss.
 	Bursty GilbertElliott
+	// Capacity, if set, is a rate that changes over time in place of
+	// Rate (which then holds its mean, for the queue's BDP).
+	Capacity *Capacity
 	// Reorder holds a share of packets back so that later ones overtake
 	// them (none when its Share is zero).
 	Reorder Reorder
@@ -118,6 +121,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("Gilbert-Elliott loss %+v out of range (probabilities 0 .. 1, R above 0)", c.Bursty)
 	case c.Bursty.P > 0 && c.Loss > 0:
 		return errors.New("random and Gilbert-Elliott loss together: give one")
+	case c.Capacity != nil && c.Capacity.validate() != nil:
+		return c.Capacity.validate()
 	case c.Reorder.Share < 0 || c.Reorder.Share > 0.5 || c.Reorder.Share > 0 && (c.Reorder.Gap <= 0 || c.Reorder.Gap > 1e9):
 		return fmt.Errorf("reordering of %g held back by %d ns out of range (0 .. 50%%, the gap above 0 and at most 1 s)", c.Reorder.Share, c.Reorder.Gap)
 	case c.Jitter.Amount < 0 || c.Jitter.Amount > 5e9 || !slices.Contains(append([]string{""}, JitterDists...), c.Jitter.Dist):
@@ -178,9 +183,10 @@ type Model struct {
 	filledAt int64   // when it was last filled, ns
 	primed   bool    // the bucket has been filled (it starts full)
 	codel    codelState
-	lastOut  int64 // the last release: jittered packets keep their order
-	bad      bool  // the Gilbert-Elliott chain is in its bad state
-	lostLast bool  // the last segment was lost (a run goes on)
+	lastOut  int64   // the last release: jittered packets keep their order
+	served   float64 // a Capacity's bytes the serialiser has used (or let pass idle)
+	bad      bool    // the Gilbert-Elliott chain is in its bad state
+	lostLast bool    // the last segment was lost (a run goes on)
 }
 
 // New returns a model; seed makes loss reproducible.
@@ -223,7 +229,10 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 			continue
 		}
 		backlog := int64(0)
-		if m.cfg.Rate > 0 && m.freeAt > now {
+		switch {
+		case m.cfg.Capacity != nil:
+			backlog = max(0, int64(m.served-m.cfg.Capacity.bytesBy(now)))
+		case m.cfg.Rate > 0 && m.freeAt > now:
 			backlog = int64(float64(m.freeAt-now) * m.cfg.Rate / 8e9)
 		}
 		if m.cfg.Queue > 0 && backlog+w > m.cfg.Queue {
@@ -237,10 +246,14 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 		if backlog+w > m.Stats.MaxBacklog {
 			m.Stats.MaxBacklog = backlog + w
 		}
-		if m.cfg.Rate > 0 {
+		switch {
+		case m.cfg.Capacity != nil:
+			m.freeAt = m.serve(w, now)
+			done[j] = m.freeAt
+		case m.cfg.Rate > 0:
 			m.freeAt = max(m.freeAt, now) + int64(float64(w)*8e9/m.cfg.Rate)
 			done[j] = m.freeAt
-		} else {
+		default:
 			done[j] = now
 		}
 		keep[j] = true
@@ -295,6 +308,20 @@ func (m *Model) lose() bool {
 	return lost
 }
 
+// serve takes w bytes of the Capacity from what the link could have
+// carried by the later of now and the last packet's end (capacity that
+// passed with nothing queued is lost), and returns when they are carried.
+// A trace's opportunities carry a packet each, whole.
+func (m *Model) serve(w, now int64) int64 {
+	c := m.cfg.Capacity
+	need := float64(w)
+	if c.Steps {
+		need = math.Ceil(need/MTUBytes) * MTUBytes
+	}
+	m.served = max(m.served, c.bytesBy(now)) + need
+	return c.timeFor(m.served)
+}
+
 // release is when a packet that leaves the serialiser at done arrives:
 // the delay, jittered, never before the packet ahead of it.
 func (m *Model) release(done int64) int64 {
@@ -333,7 +360,7 @@ func (m *Model) holdBack(at int64) int64 {
 // time, having waited there since now.
 func (m *Model) codelDrops(backlog, w, now int64) bool {
 	c := m.cfg.CoDel
-	if c.Target <= 0 || m.cfg.Rate <= 0 {
+	if c.Target <= 0 || m.cfg.Rate <= 0 && m.cfg.Capacity == nil {
 		return false
 	}
 	st := &m.codel

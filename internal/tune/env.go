@@ -207,6 +207,9 @@ func (e *Setup) Keep(kvs []apply.KV, persist bool) (string, error) {
 
 // OpenLab is NewLabEnv with this executable serving in end b.
 func OpenLab(ctx context.Context, c lab.Config) (env *Setup, close func(), err error) {
+	if c.Capacity != nil {
+		return nil, nil, errors.New("tune --lab: takes a link of one rate (its goodput is one figure); tune one whose rate changes with tune --peer against tcptune serve in its end b")
+	}
 	if c.Reverse != nil {
 		return nil, nil, errors.New("tune --lab: takes a symmetric link (its goodput is one figure); tune an asymmetric lab link with tune --peer against tcptune serve in its end b")
 	}
