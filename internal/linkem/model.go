@@ -183,15 +183,21 @@ type Model struct {
 	filledAt int64   // when it was last filled, ns
 	primed   bool    // the bucket has been filled (it starts full)
 	codel    codelState
-	lastOut  int64   // the last release: jittered packets keep their order
-	served   float64 // a Capacity's bytes the serialiser has used (or let pass idle)
-	bad      bool    // the Gilbert-Elliott chain is in its bad state
-	lostLast bool    // the last segment was lost (a run goes on)
+	lastOut  int64 // the last release: jittered packets keep their order
+	// lossy and extra say whether loss, and anything beyond rate, delay
+	// and a drop-tail queue, is configured: a plain link's segments skip
+	// their checks (at 10 Gbit/s each costs).
+	lossy, extra bool
+	served       float64 // a Capacity's bytes the serialiser has used (or let pass idle)
+	bad          bool    // the Gilbert-Elliott chain is in its bad state
+	lostLast     bool    // the last segment was lost (a run goes on)
 }
 
 // New returns a model; seed makes loss reproducible.
 func New(cfg Config, seed uint64) *Model {
-	return &Model{cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	return &Model{cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		lossy: cfg.Loss > 0 || cfg.Bursty.P > 0,
+		extra: cfg.Police.Rate > 0 || cfg.CoDel.Target > 0 || cfg.Jitter.Amount > 0 || cfg.Reorder.Share > 0 || cfg.Capacity != nil}
 }
 
 // Admit applies the path's MTU to pkt before Enqueue (see Path.Admit).
@@ -215,7 +221,7 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 	for j := 0; j < s.segments; j++ {
 		w := int64(s.segWire(j))
 		keep[j] = false
-		if m.lose() {
+		if m.lossy && m.lose() {
 			m.Stats.LossDrops++
 			if !m.lostLast {
 				m.Stats.LossRuns++
@@ -224,13 +230,13 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 			continue
 		}
 		m.lostLast = false
-		if !m.police(w, now) {
+		if m.extra && !m.police(w, now) {
 			m.Stats.PoliceDrops++
 			continue
 		}
 		backlog := int64(0)
 		switch {
-		case m.cfg.Capacity != nil:
+		case m.extra && m.cfg.Capacity != nil:
 			backlog = max(0, int64(m.served-m.cfg.Capacity.bytesBy(now)))
 		case m.cfg.Rate > 0 && m.freeAt > now:
 			backlog = int64(float64(m.freeAt-now) * m.cfg.Rate / 8e9)
@@ -239,7 +245,7 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 			m.Stats.QueueDrops++
 			continue
 		}
-		if m.codelDrops(backlog, w, now) {
+		if m.extra && m.codelDrops(backlog, w, now) {
 			m.Stats.CoDelDrops++
 			continue
 		}
@@ -247,7 +253,7 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 			m.Stats.MaxBacklog = backlog + w
 		}
 		switch {
-		case m.cfg.Capacity != nil:
+		case m.extra && m.cfg.Capacity != nil:
 			m.freeAt = m.serve(w, now)
 			done[j] = m.freeAt
 		case m.cfg.Rate > 0:
@@ -325,6 +331,9 @@ func (m *Model) serve(w, now int64) int64 {
 // release is when a packet that leaves the serialiser at done arrives:
 // the delay, jittered, never before the packet ahead of it.
 func (m *Model) release(done int64) int64 {
+	if !m.extra {
+		return done + m.cfg.Delay
+	}
 	j := m.cfg.Jitter
 	if j.Amount == 0 {
 		return m.holdBack(done + m.cfg.Delay)
