@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Lab link accuracy and capacity. Needs root. Prints:
-#  - relay capacity at 0 ms and 50 ms RTT (128 MiB buffers, rate 40 Gbit/s);
+#  - relay capacity at 0 ms and 50 ms RTT (128 MiB buffers, rate 40 Gbit/s),
+#    and at 0 ms with each of the path's features on (CoDel, a policer, a
+#    rate schedule, jitter, reordering, Gilbert-Elliott loss);
 #  - RTT accuracy, configured vs measured (TCP-connect RTT, median of 20);
 #  - goodput vs rate at 100 Mbit/s, 1 Gbit/s, 2.5 Gbit/s × 50 ms (CUBIC,
 #    buffers 4 × BDP, 10 s with 3 s omitted), tcptune bench and iperf3
@@ -62,6 +64,18 @@ for rtt in 0ms 50ms; do
 	sleep 0.5; bufs 134217728
 	read -r mbps cpu _ _ < <(run tcptune -t 8 -O 2 -C cubic)
 	echo "RTT $rtt: $mbps Mbit/s, relay CPU $cpu%"
+done
+
+echo "== relay capacity at 0 ms with each of the path's features on (as above)"
+for feature in "--rate 40gbit --codel 5ms" "--rate 40gbit --police 40gbit --police-burst 64M" "--rate-schedule 40gbit:1s" \
+	"--rate 40gbit --jitter 20us" "--rate 40gbit --reorder 0.01%,50us" "--rate 40gbit --loss-gemodel 0.0001%,50%"; do
+	cleanup
+	# shellcheck disable=SC2086
+	"$bin" lab up $name --rtt 0ms --queue 16M $feature >/dev/null
+	"$bin" lab exec $name b -- "$bin" serve -i 0 >/dev/null 2>&1 &
+	sleep 0.5; bufs 134217728
+	read -r mbps cpu _ _ < <(run tcptune -t 8 -O 2 -C cubic)
+	echo "$feature: $mbps Mbit/s, relay CPU $cpu%"
 done
 
 echo "== RTT accuracy (median of 20 TCP-connect RTTs; target within 0.3 ms + 1%)"
