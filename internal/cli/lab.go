@@ -35,7 +35,7 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.blackhole, "pmtu-blackhole", false, "with --path-mtu: drop larger packets silently, as a misconfigured switch or a firewall that eats ICMP does")
 	flagx.IntVarP(fs, &f.txqlen, "txqueuelen", "", lab.DefaultTxQueueLen, 1, 1000000, "packets", "the hosts' interfaces' transmit ring (a TUN drops what it cannot hold, counted as tx_dropped: a host whose NIC queue is too short)")
 	fs.StringVar(&f.lossGE, "loss-gemodel", "", "bursty loss, netem's Gilbert-Elliott model: P[,R[,LOSS_BAD[,LOSS_GOOD]]] (good→bad, bad→good, loss in each state; defaults R = 1−P, 100%, 0), e.g. 1%,25% (instead of --loss)")
-	fs.StringVar(&f.jitter, "jitter", "", "vary each packet's one-way delay: AMOUNT[,DIST], DIST uniform (±AMOUNT, the default), normal or pareto (σ AMOUNT); packets keep their order, e.g. 5ms,normal")
+	fs.StringVar(&f.jitter, "jitter", "", "vary each packet's one-way delay: AMOUNT[,DIST][,reorder], DIST uniform (±AMOUNT, the default), normal or pareto (σ AMOUNT); packets keep their order unless reorder, e.g. 5ms,normal")
 	fs.StringVar(&f.schedule, "rate-schedule", "", "a rate that changes over time, each way, in place of --rate: RATE:DURATION,... repeated, e.g. 100mbit:2s,20mbit:1s")
 	fs.StringVar(&f.trace, "rate-trace", "", "a rate that changes over time, each way, in place of --rate: a Mahimahi packet-delivery trace FILE (one line per 1500-byte opportunity, in ms; it repeats)")
 	fs.StringVar(&f.reorder, "reorder", "", "hold back a share of packets, each way, for later ones to overtake: SHARE,GAP, e.g. 1%,2ms")

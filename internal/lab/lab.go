@@ -390,12 +390,23 @@ func ParseConfig(name string, s Spec) (Config, error) {
 		c.Reorder = &linkem.Reorder{Share: f, Gap: int64(g)}
 	}
 	if s.Jitter != "" {
-		amount, dist, _ := strings.Cut(s.Jitter, ",")
-		d, err := units.ParseDuration(amount)
-		if err != nil || d <= 0 || dist != "" && !slices.Contains(linkem.JitterDists, dist) {
-			return c, fmt.Errorf("--jitter: accepts AMOUNT[,DIST] with DIST %s, e.g. 5ms or 5ms,normal (got %q)", strings.Join(linkem.JitterDists, ", "), s.Jitter)
+		terms := strings.Split(s.Jitter, ",")
+		d, err := units.ParseDuration(terms[0])
+		j := &linkem.Jitter{Amount: int64(d)}
+		for _, t := range terms[1:] {
+			switch {
+			case t == "reorder" && !j.Overtake:
+				j.Overtake = true
+			case slices.Contains(linkem.JitterDists, t) && j.Dist == "":
+				j.Dist = t
+			default:
+				err = errors.New(t)
+			}
 		}
-		c.Jitter = &linkem.Jitter{Amount: int64(d), Dist: dist}
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("--jitter: accepts AMOUNT[,DIST][,reorder] with DIST %s, e.g. 5ms, 5ms,normal or 5ms,pareto,reorder (got %q)", strings.Join(linkem.JitterDists, ", "), s.Jitter)
+		}
+		c.Jitter = j
 	}
 	if s.CoDel != "" {
 		target, interval, two := strings.Cut(s.CoDel, ",")
@@ -702,6 +713,9 @@ func WriteUp(w io.Writer, st *State) {
 	}
 	if j := m.Jitter; j.Amount > 0 {
 		extra += fmt.Sprintf(", jitter %v %s", time.Duration(j.Amount), cmp.Or(j.Dist, "uniform"))
+		if j.Overtake {
+			extra += " (reordering)"
+		}
 	}
 	if q := m.CoDel; q.Target > 0 {
 		extra += fmt.Sprintf(", CoDel target %v interval %v", time.Duration(q.Target), time.Duration(q.Interval))

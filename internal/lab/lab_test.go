@@ -176,3 +176,25 @@ func TestParseAsymmetric(t *testing.T) {
 		}
 	}
 }
+
+func TestParseJitter(t *testing.T) {
+	base := Spec{Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500}
+	for in, want := range map[string]linkem.Jitter{
+		"5ms": {Amount: 5e6}, "5ms,normal": {Amount: 5e6, Dist: "normal"},
+		"2ms,pareto,reorder": {Amount: 2e6, Dist: "pareto", Overtake: true}, "1ms,reorder": {Amount: 1e6, Overtake: true},
+	} {
+		s := base
+		s.Jitter = in
+		c, err := ParseConfig("x", s)
+		if err != nil || c.Jitter == nil || *c.Jitter != want {
+			t.Errorf("%q: %+v %v", in, c.Jitter, err)
+		}
+	}
+	for _, in := range []string{"x", "0", "5ms,gamma", "5ms,normal,normal", "5ms,reorder,reorder", "6s"} {
+		s := base
+		s.Jitter = in
+		if _, err := ParseConfig("x", s); err == nil || !strings.HasPrefix(err.Error(), "--jitter") {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+}

@@ -320,3 +320,23 @@ func TestJitter(t *testing.T) {
 		t.Error("an unknown distribution accepted")
 	}
 }
+
+// TestJitterOvertakes: with Overtake, a packet drawn a shorter delay
+// leaves before the one ahead, and the relay must write out of order.
+func TestJitterOvertakes(t *testing.T) {
+	m := New(Config{Delay: 10e6, Jitter: Jitter{Amount: 5e6, Dist: "normal", Overtake: true}}, 3)
+	if !m.Reorders() {
+		t.Fatal("an overtaking jitter does not reorder")
+	}
+	last, overtaken := int64(0), 0
+	for i := range int64(1000) {
+		r := m.Enqueue(superPacket(1, 64, uint32(i), 0x10), i*1e5)[0].Release
+		if r < last {
+			overtaken++
+		}
+		last = r
+	}
+	if overtaken < 100 {
+		t.Errorf("%d of 1000 packets 0.1 ms apart left before the one ahead, with σ 5 ms", overtaken)
+	}
+}

@@ -50,11 +50,15 @@ type GilbertElliott struct {
 // Jitter varies the one-way delay of each packet by a draw from a
 // distribution of spread Amount (uniform: ±Amount; normal: σ = Amount;
 // pareto: a heavy tail of σ = Amount, centred), never below zero in all.
-// Packets do not overtake one another: one drawn shorter than the one
-// before leaves right after it (a queue on the path keeps its order).
+// Unless Overtake, packets do not overtake one another: one drawn
+// shorter than the one before leaves right after it (a queue on the path
+// keeps its order).
 type Jitter struct {
 	Amount int64  `json:"amount_ns"`
 	Dist   string `json:"distribution"` // uniform (""), normal or pareto
+	// Overtake lets a packet drawn a shorter delay leave before the one
+	// ahead of it (as netem's jitter does), reordering them.
+	Overtake bool `json:"overtake,omitempty"`
 }
 
 // Reorder holds back a Share of the packets by Gap on top of their
@@ -67,7 +71,9 @@ type Reorder struct {
 
 // Reorders reports whether the model lets packets overtake one another:
 // their releases are then not in the order they came.
-func (m *Model) Reorders() bool { return m.cfg.Reorder.Share > 0 }
+func (m *Model) Reorders() bool {
+	return m.cfg.Reorder.Share > 0 || m.cfg.Jitter.Amount > 0 && m.cfg.Jitter.Overtake
+}
 
 // JitterDists are the distributions Jitter draws from.
 var JitterDists = []string{"uniform", "normal", "pareto"}
@@ -349,8 +355,10 @@ func (m *Model) release(done int64) int64 {
 		x = 2*m.rng.Float64() - 1
 	}
 	at := done + max(0, m.cfg.Delay+int64(x*float64(j.Amount)))
-	at = max(at, m.lastOut)
-	m.lastOut = at
+	if !j.Overtake {
+		at = max(at, m.lastOut)
+		m.lastOut = at
+	}
 	return m.holdBack(at)
 }
 
