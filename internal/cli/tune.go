@@ -60,7 +60,7 @@ ends with its starting values, also after Ctrl-C, TERM, HUP or a closed output.`
 				return errors.New("tune: give --lab or --peer HOST")
 			}
 			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare, Congestion: congestion, AllowLower: allowLower, Budget: budget}
-			o.LabFlag = flagx.FirstChanged(cmd.Flags(), "rtt", "loss", "loss-gemodel", "queue", "codel", "jitter", "reorder", "rate-schedule", "rate-trace", "police", "police-burst", "mtu", "path-mtu", "pmtu-blackhole", "txqueuelen", "name")
+			o.LabFlag = flagx.FirstChanged(cmd.Flags(), "rtt", "delay", "loss", "loss-gemodel", "queue", "codel", "jitter", "reorder", "rate-schedule", "rate-trace", "police", "police-burst", "mtu", "path-mtu", "pmtu-blackhole", "txqueuelen", "name")
 			var err error
 			if o.Directions, err = tune.ParseDirections(direction); err != nil {
 				return err
