@@ -714,8 +714,6 @@ func (s *session) exchangeResults() (*Outcome, error) {
 	return &Outcome{Summary: sum, Limits: verdicts, Views: views, Meta: s.meta, Duration: t.Duration(), Ext: x, Totals: totals, Intervals: t.Intervals(), From: from, To: to}, nil
 }
 
-func tag(id int) string { return fmt.Sprintf("[%3d]", id) }
-
 // UnwrapOp strips net.OpError's address noise (and the syscall's name)
 // for one-line messages: "connection refused", not "dial tcp
 // 10.0.0.2:5201: connect: connection refused".
