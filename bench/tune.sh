@@ -37,6 +37,14 @@
 # frames: the sweep's settings are all at 1500, so tune ÷
 # sweep says whether the kept MTU beats every 1500-byte setting.
 #
+# The path's features: "jitter + reordered" (normal jitter, packets
+# keeping their order, and a share held back for others to overtake),
+# "bursty loss" (Gilbert-Elliott), "policed" (a token bucket below the
+# link's rate: its rate is the path's goodput here) and "asymmetric"
+# (forward 200 Mbit/s, reverse 20; tune --lab takes symmetric links, so
+# tune --peer against tcptune serve; each direction's goodput is its
+# own rate's).
+#
 # Targets: ≥ 95% of the sweep's best in every direction tune
 # controls; changed maxima ≤ 4 × BDP; memory ≤ 1.5 × the sweep's best
 # point's; ≤ 3 min (≤ 4 min at RTT ≥ 500 ms); no figure above 100% of
@@ -81,6 +89,10 @@ scenarios=(
 	"2.5g×20ms, path carries 9000|lab|--rate 2.5gbit --rtt 20ms --path-mtu 9000|||"
 	"peer iperf3 3.12 cubic 2g×25ms q 0.5bdp|peer-3.12|--rate 2gbit --rtt 25ms --queue 0.5bdp|-C cubic||"
 	"peer iperf3 3.22 cubic 2g×25ms q 0.5bdp|peer-3.22|--rate 2gbit --rtt 25ms --queue 0.5bdp|-C cubic||"
+	"jitter 2ms + 0.5% reordered 1g×40ms|lab|--rate 1gbit --rtt 40ms --jitter 2ms,normal --reorder 0.5%,3ms --seed 5|||"
+	"bursty loss 300m×60ms|lab|--rate 300mbit --rtt 60ms --loss-gemodel 0.01%,30% --seed 5|||"
+	"policed at 200m, 1g×30ms|lab|--rate 1gbit --rtt 30ms --police 200mbit --police-burst 1M|||"
+	"peer serve, asymmetric 200m/20m×30ms|peer-serve|--rate 200mbit/20mbit --rtt 30ms|||"
 )
 
 server_argv() { # mode → the server command in end b, on port 5201
@@ -148,14 +160,14 @@ sweep() {
 	sort -t$'\t' -k1,1 -k2,2gr "$out/sweep.tsv" | awk -F'\t' '!seen[$1]++'
 }
 
-report() { # scenario rate_bps rtt_s wall json sweepfile
-	jq -r --arg sc "$1" --argjson rate "$2" --argjson rtt "$3" --arg wall "$4" --rawfile sw "$6" '
+report() { # scenario rate_bps rtt_s wall json sweepfile reverse_rate_bps
+	jq -r --arg sc "$1" --argjson rate "$2" --argjson rtt "$3" --arg wall "$4" --rawfile sw "$6" --argjson rrev "$7" '
 		($rate * $rtt / 8) as $bdp
 		| ($sw | split("\n") | map(select(length > 0) | split("\t") | {key: .[0], value: {bps: (.[1] | tonumber), m: .[2], cc: .[3], mem: (.[4] | tonumber)}}) | from_entries) as $best
 		| (.candidates[] | select(.id == "baseline")) as $b
 		| (.candidates[] | select(.id == $ch)) as $c
-		| def goodput($m): $rate * $m / ($m + (if ($m + 40) == 1500 or ($m + 40) == 9000 then 40 else 52 end));
-		  ([.candidates[].trials[]?, .verify.trials[]? | .bits_per_second / goodput(if (.mss // 0) > 0 then .mss else 1448 end)] | max) as $top
+		| def goodput($m; $d): (if $d == "reverse" then $rrev else $rate end) * $m / ($m + (if ($m + 40) == 1500 or ($m + 40) == 9000 then 40 else 52 end));
+		  ([.candidates[].trials[]?, .verify.trials[]? | .bits_per_second / goodput(if (.mss // 0) > 0 then .mss else 1448 end; .direction)] | max) as $top
 		| (if .kept then [$c.settings[]? | select(.key == "net.ipv4.tcp_rmem" or .key == "net.ipv4.tcp_wmem") | .value | split(" ") | .[2] | tonumber] | max // 0 else 0 end) as $chg
 		| (if .kept then $c.memory else $b.memory end) as $mem
 		| .controllable as $ctl
@@ -163,7 +175,7 @@ report() { # scenario rate_bps rtt_s wall json sweepfile
 		| ($b.summary[$d].median) as $bm
 		| (if .verify and .kept then .verify.summary[$d].median else $bm end) as $tm
 		| ((if .verify and .kept then [.verify.trials[] | select(.direction == $d) | .mss // 1448] | max else null end) // 1448) as $mss
-		| goodput($mss) as $gd
+		| goodput($mss; $d) as $gd
 		| ($best[$d] // null) as $sb
 		| [$sc, $d, (($bm/1e6*10|floor)/10|tostring) + "M", (($tm/1e6*10|floor)/10|tostring) + "M",
 		   (if ($ctl | index($d)) != null then ((1000*$tm/$gd|floor)/10|tostring) + "%" else "peer-limited" end),
@@ -184,6 +196,10 @@ for sc in "${scenarios[@]}"; do
 	IFS='|' read -r name mode linkf tunef bwmem cross <<<"$sc"
 	if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qxF "$name"; then continue; fi
 	rate=$(sed -n 's/.*--rate \([^ ]*\).*/\1/p' <<<"$linkf")
+	police=$(sed -n 's/.*--police \([^ ]*\).*/\1/p' <<<"$linkf")
+	[ -n "$police" ] && rate=$police # what passes the policer is the path's
+	rrev=${rate#*/} rate=${rate%%/*}  # an asymmetric link's reverse rate
+	rrev_bps=$(jq -n "$(sed 's/gbit/*1e9/; s/mbit/*1e6/' <<<"$rrev")")
 	rtt=$(sed -n 's/.*--rtt \([^ ]*\).*/\1/p' <<<"$linkf")
 	rate_bps=$(jq -n "$(sed 's/gbit/*1e9/; s/mbit/*1e6/' <<<"$rate")")
 	rtt_s=$(jq -n "$(sed 's/ms/\/1000/' <<<"$rtt")")
@@ -221,7 +237,7 @@ for sc in "${scenarios[@]}"; do
 	[ "$mode" != lab ] && "$bin" lab down bt >/dev/null
 	for p in "${bg[@]}"; do kill "$p" 2>/dev/null || true; done
 	bg=()
-	report "$name" "$rate_bps" "$rtt_s" "$wall" "$out/r.json" "$out/best.tsv"
+	report "$name" "$rate_bps" "$rtt_s" "$wall" "$out/r.json" "$out/best.tsv" "$rrev_bps"
 	keep="${TUNE_BENCH_KEEP:-/tmp}/tune-bench-$(tr -c 'a-z0-9' '_' <<<"$name")"
 	cp "$out/r.json" "$keep.json" 2>/dev/null || true
 	cp "$out/sweep.tsv" "$keep.sweep.tsv" 2>/dev/null || true

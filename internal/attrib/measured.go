@@ -277,7 +277,12 @@ const appDelivered = 0.95
 
 // appSlack is how far below its tightest window a sender stays, with
 // nothing unsent, to be held by its application: under half of it, no
-// window, buffer or congestion control was near binding.
+// window, buffer or congestion control was near binding. Unless the
+// kernel saw the writer wait on a full send buffer for longer than it
+// saw the socket without data (its send-buffer chronograph runs only
+// while a writer waits for room, and never overcounts): then the buffer,
+// which autotuning may have grown during the test past what the flow
+// kept in flight, held it, not the application.
 const appSlack = 0.5
 
 // application is the verdict for a sender its application held rather
@@ -300,7 +305,7 @@ func application(in Input, n int, sh Shares) (Result, bool) {
 	case in.TargetRate > 0 && perFlow >= appDelivered*in.TargetRate:
 		r.Verdict = fmt.Sprintf("limited by the requested bitrate: -b %s per stream, delivered %s%s", units.FormatRateShort(in.TargetRate), units.FormatRateShort(perFlow), flight)
 		r.Advice = "raise or drop -b to measure what the path and buffers allow"
-	case in.TargetRate == 0 && in.InflightBytes > 0 && ratio > 0 && ratio < appSlack && in.NotsentBytes*10 < in.InflightBytes:
+	case in.TargetRate == 0 && in.InflightBytes > 0 && ratio > 0 && ratio < appSlack && in.NotsentBytes*10 < in.InflightBytes && sh.SendBuffer <= sh.Idle:
 		r.Verdict = fmt.Sprintf("limited by the application: it had next to nothing waiting to be sent (%s unsent)%s", units.FormatSize(float64(in.NotsentBytes)), flight)
 		r.Advice = "the buffers and the congestion window allowed more; the sending application did not write faster"
 	default:
