@@ -229,6 +229,18 @@ func median(xs []float64) float64 {
 	return xs[len(xs)/2]
 }
 
+// pingRTTs are the RTTs (ms) of tcptune ping's "time=" lines.
+func pingRTTs(out string) []float64 {
+	var rtts []float64
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, "time="); i > 0 {
+			v, _ := strconv.ParseFloat(strings.Fields(line[i+5:])[0], 64)
+			rtts = append(rtts, v)
+		}
+	}
+	return rtts
+}
+
 func TestRTTAccuracy(t *testing.T) {
 	l := newLab(t)
 	for _, ms := range []int{1, 10, 50, 200} {
@@ -237,13 +249,7 @@ func TestRTTAccuracy(t *testing.T) {
 		l.serve(name)
 		addr := l.ls()[name].AddrB
 		out := l.must("lab", "exec", name, "a", "--", l.bin, "ping", addr, "-p", "5201", "-c", "15", "-i", "20ms")
-		var rtts []float64
-		for _, line := range strings.Split(out, "\n") {
-			if i := strings.Index(line, "time="); i > 0 {
-				v, _ := strconv.ParseFloat(strings.Fields(line[i+5:])[0], 64)
-				rtts = append(rtts, v)
-			}
-		}
+		rtts := pingRTTs(out)
 		if len(rtts) < 10 {
 			t.Fatalf("%d ms: too few samples:\n%s", ms, out)
 		}
@@ -432,13 +438,7 @@ func TestAsymmetricLink(t *testing.T) {
 		}
 	}
 	out := l.must("lab", "exec", name, "a", "--", l.bin, "ping", info.AddrB, "-p", "5201", "-c", "5", "-i", "20ms")
-	var rtts []float64
-	for _, line := range strings.Split(out, "\n") {
-		if i := strings.Index(line, "time="); i > 0 {
-			v, _ := strconv.ParseFloat(strings.Fields(line[i+5:])[0], 64)
-			rtts = append(rtts, v)
-		}
-	}
+	rtts := pingRTTs(out)
 	if m := median(rtts); m < 20 || m > 21.5 {
 		t.Errorf("connect RTT %.2f ms, want the one-way delays' 20 ms", m)
 	}
@@ -492,13 +492,7 @@ func TestJitter(t *testing.T) {
 	l.up(name, "--rate", "1gbit", "--rtt", "20ms", "--jitter", "3ms,normal", "--seed", "5")
 	l.serve(name)
 	out := l.must("lab", "exec", name, "a", "--", l.bin, "ping", l.ls()[name].AddrB, "-p", "5201", "-c", "60", "-i", "20ms")
-	var rtts []float64
-	for _, line := range strings.Split(out, "\n") {
-		if i := strings.Index(line, "time="); i > 0 {
-			v, _ := strconv.ParseFloat(strings.Fields(line[i+5:])[0], 64)
-			rtts = append(rtts, v)
-		}
-	}
+	rtts := pingRTTs(out)
 	var sum, sq float64
 	for _, v := range rtts {
 		sum, sq = sum+v, sq+v*v

@@ -433,14 +433,7 @@ func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
-	s := append([]float64(nil), v...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
+	s := slices.Sorted(slices.Values(v))
 	if len(s)%2 == 1 {
 		return s[len(s)/2]
 	}

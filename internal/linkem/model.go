@@ -235,7 +235,7 @@ func (m *Model) Enqueue(pkt []byte, now int64) []Piece {
 			m.lostLast = true
 			continue
 		}
-		m.lostLast = false
+		m.lostLast = false // a run of losses ends (read only where loss is configured)
 		if m.extra && !m.police(w, now) {
 			m.Stats.PoliceDrops++
 			continue
