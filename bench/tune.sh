@@ -20,8 +20,11 @@
 # tune controls, the sweep's best (its point and congestion control),
 # tune ÷ the sweep's best, the largest changed tcp_rmem/tcp_wmem maximum
 # ÷ BDP of a kept choice, its memory (rmem + wmem max) ÷ that of the
-# sweep's best point, the highest figure of any trial ÷ the goodput at
-# that trial's MSS, the wall time, and what was kept.
+# sweep's best point (each maximum floored at the host's own, which tune
+# never lowers), the highest figure of any trial ÷ the goodput at that
+# trial's MSS (plus, behind a policer, its bucket spread over the
+# trial: a full bucket passes on top of the rate), the wall time, and
+# what was kept.
 #
 # Scenarios: "lab" runs tune --lab (both ends change); "peer-serve",
 # "peer-3.22" and "peer-3.12" run tune --peer in end a of a link with
@@ -136,6 +139,12 @@ sweep() {
 	ns="tcptune-$l-a"
 	[ "$mode" = lab ] && ns="tcptune-$l-a tcptune-$l-b"
 	: >"$out/sweep.tsv"
+	# the host's maxima before the sweep: tune never lowers them, so a
+	# point's memory is floored at them (a 0.5 × BDP point costs what
+	# the host keeps anyway)
+	local r0 w0
+	r0=$(ip netns exec "tcptune-$l-a" cat /proc/sys/net/ipv4/tcp_rmem | awk '{print $3}')
+	w0=$(ip netns exec "tcptune-$l-a" cat /proc/sys/net/ipv4/tcp_wmem | awk '{print $3}')
 	for m in 0.5 1 1.5 2 3 4; do
 		v=$(jq -n --argjson b "$bdp" --argjson m "$m" '($b * $m / 65536 | ceil) * 65536')
 		for n in $ns; do
@@ -152,7 +161,7 @@ sweep() {
 							| if ($s | length) > 0 then ($s | add) else .end.sum_received.bits_per_second // 0 end' 2>/dev/null || echo 0)
 					rs+=("$r")
 				done
-				printf '%s\t%s\t%s\t%s\t%s\n' "$d" "$(printf '%s\n' "${rs[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" "$m" "$cc" "$((2 * v))" >>"$out/sweep.tsv"
+				printf '%s\t%s\t%s\t%s\t%s\n' "$d" "$(printf '%s\n' "${rs[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" "$m" "$cc" "$((v > r0 ? v : r0) + (v > w0 ? v : w0))" >>"$out/sweep.tsv"
 			done
 		done
 	done
@@ -167,7 +176,9 @@ report() { # scenario rate_bps rtt_s wall json sweepfile reverse_rate_bps
 		| (.candidates[] | select(.id == "baseline")) as $b
 		| (.candidates[] | select(.id == $ch)) as $c
 		| def goodput($m; $d): (if $d == "reverse" then $rrev else $rate end) * $m / ($m + (if ($m + 40) == 1500 or ($m + 40) == 9000 then 40 else 52 end));
-		  ([.candidates[].trials[]?, .verify.trials[]? | .bits_per_second / goodput(if (.mss // 0) > 0 then .mss else 1448 end; .direction)] | max) as $top
+		  (.link_burst_bytes // 0) as $burst
+		| ([.candidates[].trials[]?, .verify.trials[]? | (if (.mss // 0) > 0 then .mss else 1448 end) as $m
+		    | .bits_per_second / (goodput($m; .direction) * (1 + (if .seconds > 0 then $burst * 8 / .seconds / $rate else 0 end)))] | max) as $top
 		| (if .kept then [$c.settings[]? | select(.key == "net.ipv4.tcp_rmem" or .key == "net.ipv4.tcp_wmem") | .value | split(" ") | .[2] | tonumber] | max // 0 else 0 end) as $chg
 		| (if .kept then $c.memory else $b.memory end) as $mem
 		| .controllable as $ctl

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -37,7 +38,7 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.lossGE, "loss-gemodel", "", "bursty loss, netem's Gilbert-Elliott model: P[,R[,LOSS_BAD[,LOSS_GOOD]]] (good→bad, bad→good, loss in each state; defaults R = 1−P, 100%, 0), e.g. 1%,25% (instead of --loss)")
 	fs.StringVar(&f.jitter, "jitter", "", "vary each packet's one-way delay: AMOUNT[,DIST][,reorder], DIST uniform (±AMOUNT, the default), normal or pareto (σ AMOUNT); packets keep their order unless reorder, e.g. 5ms,normal")
 	fs.StringVar(&f.schedule, "rate-schedule", "", "a rate that changes over time, each way, in place of --rate: RATE:DURATION,... repeated, e.g. 100mbit:2s,20mbit:1s")
-	fs.StringVar(&f.trace, "rate-trace", "", "a rate that changes over time, each way, in place of --rate: a Mahimahi packet-delivery trace FILE (one line per 1500-byte opportunity, in ms; it repeats)")
+	fs.StringVar(&f.trace, "rate-trace", "", "a rate that changes over time in place of --rate: a Mahimahi packet-delivery trace FILE each way, or A→B,B→A (one line per 1500-byte opportunity, in ms; it repeats), e.g. Verizon-LTE-short.down,Verizon-LTE-short.up")
 	fs.StringVar(&f.reorder, "reorder", "", "hold back a share of packets, each way, for later ones to overtake: SHARE,GAP, e.g. 1%,2ms")
 	fs.StringVar(&f.codel, "codel", "", "manage each direction's queue with CoDel: TARGET[,INTERVAL] (RFC 8289; e.g. 5ms, interval 100ms by default); --queue stays its limit")
 	fs.StringVar(&f.police, "police", "", "drop (not queue) what exceeds this rate at the link's entry, each way: a token-bucket policer, as a provider's contract, e.g. 50mbit")
@@ -52,15 +53,17 @@ func (f *linkFlags) config(name string) (lab.Config, error) {
 	if (f.schedule != "" || f.trace != "") && f.fs.Changed("rate") {
 		return lab.Config{}, errors.New("--rate: give --rate or a --rate-schedule or --rate-trace, not both")
 	}
-	trace := ""
+	var trace [2]string // a→b's and b→a's contents
 	if f.trace != "" {
-		b, err := os.ReadFile(f.trace)
-		if err != nil {
-			return lab.Config{}, fmt.Errorf("--rate-trace: %w", err)
+		for i, file := range strings.SplitN(f.trace, ",", 2) {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return lab.Config{}, fmt.Errorf("--rate-trace: %w", err)
+			}
+			trace[i] = string(b)
 		}
-		trace = string(b)
 	}
-	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Delay: f.delay, Loss: f.loss, Queue: f.queue, Police: f.police, PoliceBurst: f.policeBurst, LossGE: f.lossGE, CoDel: f.codel, Jitter: f.jitter, Reorder: f.reorder, RateSchedule: f.schedule, RateTrace: trace, MTU: f.mtu,
+	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Delay: f.delay, Loss: f.loss, Queue: f.queue, Police: f.police, PoliceBurst: f.policeBurst, LossGE: f.lossGE, CoDel: f.codel, Jitter: f.jitter, Reorder: f.reorder, RateSchedule: f.schedule, RateTrace: trace[0], RateTraceBA: trace[1], MTU: f.mtu,
 		PathMTU: f.pathMTU, PMTUBlackhole: f.blackhole, TxQLen: f.txqlen, Seed: f.seed})
 }
 

@@ -96,6 +96,24 @@ func ValidateName(name string) error {
 // BDP is the link's bandwidth-delay product in bytes.
 func (c Config) BDP() int64 { return int64(c.Rate * c.RTT.Seconds() / 8) }
 
+// PathRate is the rate a long flow gets end to end: the link's, or a
+// policer's below it.
+func (c Config) PathRate() float64 {
+	if c.PoliceRate > 0 && c.PoliceRate < c.Rate {
+		return c.PoliceRate
+	}
+	return c.Rate
+}
+
+// PathBurst is what the path passes above PathRate after an idle
+// moment, in wire bytes: a policer's full bucket (0 without one).
+func (c Config) PathBurst() int64 {
+	if c.PathRate() < c.Rate {
+		return c.policeBurst()
+	}
+	return 0
+}
+
 // CarriedMTU is the largest packet that crosses the link: the hosts'
 // MTU, or the path's when it is smaller (once PMTU discovery has found
 // it).
@@ -175,6 +193,9 @@ type Reverse struct {
 	Queue   int64         `json:"queue"`
 	DelayAB time.Duration `json:"delay_ab_ns"`
 	DelayBA time.Duration `json:"delay_ba_ns"`
+	// Capacity is b→a's rate that changes over time where a→b's does
+	// (Rate is then its mean): a→b's own, or a trace of its own.
+	Capacity *linkem.Capacity `json:"capacity,omitempty"`
 }
 
 // ModelBA is the b→a direction's model: a→b's, but where Reverse
@@ -182,7 +203,7 @@ type Reverse struct {
 func (c Config) ModelBA() linkem.Config {
 	m := c.Model()
 	if r := c.Reverse; r != nil {
-		m.Rate, m.Loss, m.Delay = r.Rate, r.Loss, int64(r.DelayBA)
+		m.Rate, m.Loss, m.Delay, m.Capacity = r.Rate, r.Loss, int64(r.DelayBA), r.Capacity
 		m.Queue = r.Queue
 		if m.Queue == 0 {
 			m.Queue = max(int64(r.Rate*c.RTT.Seconds()/8), minBDPQueue)
@@ -228,8 +249,8 @@ func (c Config) Validate() error {
 	if c.PMTUBlackhole && c.PathMTU == 0 {
 		return errors.New("--pmtu-blackhole: needs --path-mtu (the size above which packets vanish)")
 	}
-	if c.Capacity != nil && c.Reverse != nil {
-		return errors.New("--rate-schedule/--rate-trace: apply each way; an asymmetric --rate does not combine with them")
+	if r := c.Reverse; r != nil && (c.Capacity == nil) != (r.Capacity == nil) {
+		return errors.New("--rate-schedule/--rate-trace: an asymmetric --rate does not combine with them (give a trace per direction)")
 	}
 	if r := c.reorder(); r.Share != 0 {
 		if err := (linkem.Config{Reorder: r}).Validate(); err != nil {
@@ -312,8 +333,10 @@ type Spec struct {
 	Jitter                 string // --jitter AMOUNT[,DIST]; "" = none
 	Reorder                string // --reorder SHARE,GAP; "" = none
 	// RateSchedule ("RATE:DURATION,...") and RateTrace (a Mahimahi
-	// trace's contents) replace Rate with one that changes over time.
+	// trace's contents) replace Rate with one that changes over time;
+	// RateTraceBA is b→a's own trace ("" = RateTrace's each way).
 	RateSchedule, RateTrace string
+	RateTraceBA             string
 	MTU, PathMTU, TxQLen    int
 	PMTUBlackhole           bool
 	Seed                    uint64
@@ -353,6 +376,18 @@ func ParseConfig(name string, s Spec) (Config, error) {
 	}
 	if err := parseCapacity(&c, s); err != nil {
 		return c, err
+	}
+	if c.Capacity != nil {
+		rev.Rate, rev.Capacity = c.Rate, c.Capacity
+	}
+	if s.RateTraceBA != "" {
+		if s.RateTrace == "" {
+			return c, errors.New("--rate-trace: b→a's trace needs a→b's (A→B,B→A)")
+		}
+		if rev.Capacity, err = linkem.ReadTrace(strings.NewReader(s.RateTraceBA)); err != nil {
+			return c, fmt.Errorf("--rate-trace: b→a: %w", err)
+		}
+		rev.Rate, asym = rev.Capacity.Mean(), true
 	}
 	lossAB, lossBA, two := strings.Cut(s.Loss, "/")
 	if c.Loss, err = ParseLoss(lossAB); err != nil {
@@ -706,7 +741,11 @@ func WriteUp(w io.Writer, st *State) {
 		if cp.Steps {
 			kind = "trace"
 		}
-		extra += fmt.Sprintf(" on average (a %s repeating every %v)", kind, time.Duration(cp.Period))
+		extra += fmt.Sprintf(" on average (a %s repeating every %v", kind, time.Duration(cp.Period))
+		if ba := st.ModelBA().Capacity; ba != cp {
+			extra += fmt.Sprintf("; b→a's every %v", time.Duration(ba.Period))
+		}
+		extra += ")"
 	}
 	if r := m.Reorder; r.Share > 0 {
 		extra += fmt.Sprintf(", %g%% held back %v", 100*r.Share, time.Duration(r.Gap))

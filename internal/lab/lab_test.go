@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -195,6 +196,62 @@ func TestParseJitter(t *testing.T) {
 		s.Jitter = in
 		if _, err := ParseConfig("x", s); err == nil || !strings.HasPrefix(err.Error(), "--jitter") {
 			t.Errorf("%q: %v", in, err)
+		}
+	}
+}
+
+// A trace per direction (a cellular link's downlink and uplink): each
+// direction's model serves its own, its rate is that trace's mean and
+// its queue's BDP is of it; one trace serves both ways, also on a link
+// whose loss differs by direction.
+func TestParseTracePerDirection(t *testing.T) {
+	trace := func(perMS, ms int) string {
+		var b strings.Builder
+		for i := 1; i <= ms; i++ {
+			b.WriteString(strings.Repeat(strconv.Itoa(i)+"\n", perMS))
+		}
+		return b.String()
+	}
+	base := Spec{Rate: "1gbit", RTT: "40ms", Loss: "0", Queue: "1bdp", MTU: 1500}
+	s := base
+	s.RateTrace, s.RateTraceBA = trace(4, 100), trace(1, 100) // 48 and 12 Mbit/s
+	c, err := ParseConfig("cell", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab, ba := c.Model(), c.ModelBA()
+	if c.Reverse == nil || ab.Capacity == nil || ba.Capacity == nil || ab.Capacity == ba.Capacity {
+		t.Fatalf("a→b %+v b→a %+v: want a trace each", ab.Capacity, ba.Capacity)
+	}
+	if ab.Rate != 48e6 || ba.Rate != 12e6 || ab.Queue != 256<<10 || ba.Queue != 256<<10 {
+		t.Fatalf("rates %g/%g queues %d/%d: want the traces' means 48/12 Mbit/s", ab.Rate, ba.Rate, ab.Queue, ba.Queue)
+	}
+	s = base
+	s.RateTrace, s.Loss = trace(4, 100), "0/1%"
+	if c, err = ParseConfig("cell", s); err != nil || c.ModelBA().Capacity != c.Model().Capacity || c.ModelBA().Rate != 48e6 || c.ModelBA().Loss != 0.01 {
+		t.Fatalf("one trace, loss b→a: %+v %v", c.ModelBA(), err)
+	}
+	s = base
+	s.RateTraceBA = trace(1, 100)
+	if _, err := ParseConfig("cell", s); err == nil || !strings.HasPrefix(err.Error(), "--rate-trace") {
+		t.Fatalf("b→a's trace alone: %v", err)
+	}
+}
+
+// A policer below the link's rate is the path's rate, its bucket what
+// passes on top after an idle moment; one above it changes nothing.
+func TestPathRate(t *testing.T) {
+	base := Spec{Rate: "1gbit", RTT: "30ms", Loss: "0", Queue: "1bdp", MTU: 1500}
+	for _, tc := range []struct {
+		police, burst string
+		rate          float64
+		bucket        int64
+	}{{"", "", 1e9, 0}, {"200mbit", "1M", 200e6, 1 << 20}, {"200mbit", "", 200e6, 250000}, {"2gbit", "", 1e9, 0}} {
+		s := base
+		s.Police, s.PoliceBurst = tc.police, tc.burst
+		c, err := ParseConfig("pol", s)
+		if err != nil || c.PathRate() != tc.rate || c.PathBurst() != tc.bucket {
+			t.Errorf("--police %q --police-burst %q: path rate %g burst %d (%v), want %g and %d", tc.police, tc.burst, c.PathRate(), c.PathBurst(), err, tc.rate, tc.bucket)
 		}
 	}
 }

@@ -29,7 +29,10 @@ type Setup struct {
 	Apply   apply.Options
 	Rate    float64 // known link rate, 0 = unknown
 	Payload float64 // known goodput, 0 = unknown
-	Both    bool    // settings apply at both ends (the lab)
+	// BurstBytes is what the path passes above Rate after an idle
+	// moment (a policer's bucket), in wire bytes.
+	BurstBytes int64
+	Both       bool // settings apply at both ends (the lab)
 	// Devices are the interfaces toward the other end, one per
 	// namespace (nil: tune changes no interface). A link key names the
 	// first; in each namespace it is set on that namespace's own.
@@ -112,6 +115,7 @@ func (e *Setup) Describe() string  { return e.Name }
 func (e *Setup) Peer() string      { return e.PeerAddr }
 func (e *Setup) LinkRate() float64 { return e.Rate }
 func (e *Setup) Goodput() float64  { return e.Payload }
+func (e *Setup) Burst() int64      { return e.BurstBytes }
 func (e *Setup) BothEnds() bool    { return e.Both }
 
 func (e *Setup) opts(ns string) apply.Options {

@@ -39,12 +39,13 @@ func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *Setup, clos
 	}
 	env = &Setup{
 		Measurer:   Measurer{Host: st.AddrB, Port: lab.ServePort, NetNS: st.NSA},
-		Name:       fmt.Sprintf("lab %s × %s (loss %g%%), %s ⇄ %s", units.FormatRateShort(c.Rate), units.FormatDuration(c.RTT), c.Loss*100, st.AddrA, st.AddrB),
+		Name:       fmt.Sprintf("lab %s × %s (loss %g%%)%s, %s ⇄ %s", units.FormatRateShort(c.Rate), units.FormatDuration(c.RTT), c.Loss*100, policed(c), st.AddrA, st.AddrB),
 		PeerAddr:   st.AddrB,
 		Namespaces: []string{st.NSA, st.NSB},
 		Apply:      apply.Options{BackupDir: backups},
-		Rate:       c.Rate,
-		Payload:    linkem.Goodput(c.Rate, c.CarriedMTU()),
+		Rate:       c.PathRate(),
+		Payload:    linkem.Goodput(c.PathRate(), c.CarriedMTU()),
+		BurstBytes: c.PathBurst(),
 		Both:       true,
 		Devices:    []string{st.TunA, st.TunB},
 		Probe: func(ctx context.Context, max int) (pmtu.Result, error) {
@@ -66,4 +67,12 @@ func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *Setup, clos
 		},
 	}
 	return env, close, nil
+}
+
+// policed names a policer below the link's rate, the path's rate then.
+func policed(c lab.Config) string {
+	if c.PathRate() < c.Rate {
+		return fmt.Sprintf(", policed at %s", units.FormatRateShort(c.PathRate()))
+	}
+	return ""
 }

@@ -177,7 +177,7 @@ func (r *runner) beyondGoodput(c *Candidate, mtu int) bool {
 	}
 	g := linkem.Goodput(r.res.Rate, mtu)
 	for _, t := range c.Trials {
-		if r.res.controls(t.Direction) && t.BitsPerSecond > (1+countingSlack)*g {
+		if r.res.controls(t.Direction) && t.BitsPerSecond > r.bound(t, g) {
 			return true
 		}
 	}

@@ -17,16 +17,19 @@ import (
 
 // Result is everything tune found.
 type Result struct {
-	Env           string        `json:"env"`
-	Peer          string        `json:"peer"`
-	BothEnds      bool          `json:"both_ends"`
-	Rate          float64       `json:"rate_bits_per_second"`
-	RateSource    string        `json:"rate_source"`
-	RTT           time.Duration `json:"-"`
-	RTTms         float64       `json:"rtt_ms"`
-	BDP           int64         `json:"bdp_bytes"`
-	Goodput       float64       `json:"link_goodput_bits_per_second,omitempty"`
-	GoodputSource string        `json:"goodput_source,omitempty"`
+	Env        string        `json:"env"`
+	Peer       string        `json:"peer"`
+	BothEnds   bool          `json:"both_ends"`
+	Rate       float64       `json:"rate_bits_per_second"`
+	RateSource string        `json:"rate_source"`
+	RTT        time.Duration `json:"-"`
+	RTTms      float64       `json:"rtt_ms"`
+	BDP        int64         `json:"bdp_bytes"`
+	Goodput    float64       `json:"link_goodput_bits_per_second,omitempty"`
+	// Burst is what the path passes above its rate after an idle moment
+	// (a lab policer's bucket, wire bytes): a trial may count it on top.
+	Burst         int64  `json:"link_burst_bytes,omitempty"`
+	GoodputSource string `json:"goodput_source,omitempty"`
 	Options       struct {
 		Trials     int         `json:"trials"`
 		TimeS      float64     `json:"time_s"`

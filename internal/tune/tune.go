@@ -128,6 +128,9 @@ type Env interface {
 	// Goodput is the most TCP payload the path can carry (bit/s), 0
 	// when unknown.
 	Goodput() float64
+	// Burst is what the path passes above its rate after an idle
+	// moment, in wire bytes (a policer's bucket; 0 = nothing).
+	Burst() int64
 	// Trial runs one test; pathRate and idleRTT inform the attribution.
 	Trial(ctx context.Context, spec TrialSpec, pathRate float64, idleRTT time.Duration) (Trial, error)
 	// BothEnds reports whether settings apply at both ends (the lab);
@@ -228,7 +231,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	if r.omit == 0 {
 		r.omit = max(time.Second, 10*rtt).Round(10 * time.Millisecond)
 	}
-	res.Goodput = env.Goodput()
+	res.Goodput, res.Burst = env.Goodput(), env.Burst()
 	res.Options.Trials, res.Options.TimeS, res.Options.OmitS, res.Options.Directions = o.Trials, o.Time.Seconds(), r.omit.Seconds(), o.Directions
 
 	current, err := env.Read(append([]string{keyRmem, keyWmem}, profileKeys()...))
@@ -619,10 +622,21 @@ func (r *runner) check(t Trial) error {
 	if r.mss > 0 {
 		g = window.Payload(g, r.mss, t.MSS, r.mss)
 	}
-	if g > 0 && r.res.GoodputSource != "estimated" && t.BitsPerSecond > (1+countingSlack)*g {
+	if g > 0 && r.res.GoodputSource != "estimated" && t.BitsPerSecond > r.bound(t, g) {
 		return fmt.Errorf("measured %s, above the link's goodput %s: a counting error, not a result", rate(t.BitsPerSecond), rate(g))
 	}
 	return nil
+}
+
+// bound is the most a trial t can count on a path of goodput g: g, the
+// counting slack, and a policer's bucket passed on top of its rate
+// within the measured period (a bucket full at the start).
+func (r *runner) bound(t Trial, g float64) float64 {
+	b := (1 + countingSlack) * g
+	if r.res.Burst > 0 && t.Seconds > 0 && r.res.Rate > 0 {
+		b += float64(r.res.Burst) * 8 / t.Seconds * g / r.res.Rate
+	}
+	return b
 }
 
 func secs(d time.Duration) string {

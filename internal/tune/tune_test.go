@@ -109,6 +109,7 @@ func (m *modelEnv) Describe() string                           { return "model" 
 func (m *modelEnv) Peer() string                               { return "10.0.0.2" }
 func (m *modelEnv) RTT(context.Context) (time.Duration, error) { return m.rtt, nil }
 func (m *modelEnv) LinkRate() float64                          { return m.rate }
+func (m *modelEnv) Burst() int64                               { return 0 }
 func (m *modelEnv) Goodput() float64                           { return m.goodputNow() }
 func (m *modelEnv) BothEnds() bool                             { return m.both }
 
@@ -1330,6 +1331,16 @@ func TestRaiseCountsPackets(t *testing.T) {
 	}
 	if err := r.check(Trial{BitsPerSecond: 984e6, MSS: 1460}); err == nil {
 		t.Error("check took 984 Mbit/s at MSS 1460 on a 1 Gbit/s link")
+	}
+	// A policer's full bucket (1 MB) passes on top of its rate within a
+	// trial: 8 Mbit over a 5 s trial, 1.6 Mbit/s of 200 Mbit/s; beyond
+	// rate, bucket and slack it is still an error.
+	p := &runner{mss: 1448, res: &Result{Rate: 200e6, Goodput: 200e6 * 1448 / 1500, GoodputSource: "configured", Burst: 1e6}}
+	if err := p.check(Trial{BitsPerSecond: 196e6, MSS: 1448, Seconds: 5}); err != nil {
+		t.Errorf("check refused a policed trial within its bucket: %v", err)
+	}
+	if err := p.check(Trial{BitsPerSecond: 199e6, MSS: 1448, Seconds: 5}); err == nil {
+		t.Error("check took a policed trial above its rate, bucket and slack")
 	}
 	r.res.GoodputSource = "estimated"
 	r.raise(Trial{BitsPerSecond: 980e6, MSS: 1448}, "better")

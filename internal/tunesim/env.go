@@ -76,6 +76,9 @@ func (e *Env) RTT(context.Context) (time.Duration, error) {
 
 // LinkRate and Goodput are known in the lab; a peer's path is measured
 // (tune's --rate gives its rate).
+// Burst: the simulated paths have no policer.
+func (e *Env) Burst() int64 { return 0 }
+
 func (e *Env) LinkRate() float64 {
 	if e.s.Both {
 		return e.s.Rate
