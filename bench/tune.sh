@@ -32,7 +32,9 @@
 # iperf3 in end b (only end a changes; the sweep changes end a only).
 # "-C cubic" stands for hosts whose default is cubic: this machine's
 # namespaces inherit bbr and can default only to the host's allowed
-# controls. "cross" runs a constant 200 Mbit/s UDP flow from a to b
+# controls. tune's trials and the sweep's (--cc-from-start) set the
+# control before connecting, so that a cubic flow does not keep the
+# pacing a connection begun under BBR has. "cross" runs a constant 200 Mbit/s UDP flow from a to b
 # during tune and the sweep. "txqueuelen 8" gives the hosts a transmit
 # ring too short for cubic's bursts: no buffer helps there, so
 # its sweep stays low and tune ÷ sweep says what the queue lever is worth.
@@ -156,7 +158,7 @@ sweep() {
 				for t in $(seq "$SWEEP_TRIALS"); do
 					local flag=""
 					[ "$d" = reverse ] && flag=-R
-					r=$(ip netns exec "tcptune-$l-a" "$bin" bench -c "$peer" -p 5201 -t "$SWEEP_TIME" -O "$omit" -C "$cc" $flag -J 2>/dev/null |
+					r=$(ip netns exec "tcptune-$l-a" "$bin" bench -c "$peer" -p 5201 -t "$SWEEP_TIME" -O "$omit" -C "$cc" --cc-from-start $flag -J 2>/dev/null |
 						jq '[.tcptune.streams[]?, .tcptune.peer.streams[]? | select(.delivered_bytes > 0) | .delivered_bytes * 8 / .seconds] as $s
 							| if ($s | length) > 0 then ($s | add) else .end.sum_received.bits_per_second // 0 end' 2>/dev/null || echo 0)
 					rs+=("$r")

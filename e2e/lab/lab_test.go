@@ -455,9 +455,14 @@ func TestAsymmetricLink(t *testing.T) {
 func TestReordering(t *testing.T) {
 	l := newLab(t)
 	const name = "tt-reord"
-	l.up(name, "--rate", "100mbit", "--rtt", "20ms", "--queue", "4bdp", "--reorder", "1%,3ms", "--seed", "3") // a queue slow start does not overflow: no loss
+	// A queue the flow cannot overflow: the receive window (tcp_rmem
+	// 1 MiB: about 0.65 MB of window) stays below the BDP (250 KB) and
+	// the queue (1 MB) together, so nothing is lost whatever slow start
+	// does (a paced cubic, as -C cubic is under the namespaces' BBR,
+	// overshot a 4-BDP queue with 33 MiB buffers).
+	l.up(name, "--rate", "100mbit", "--rtt", "20ms", "--queue", "4bdp", "--reorder", "1%,3ms", "--seed", "3")
 	for _, side := range []string{"a", "b"} {
-		l.sysctl(name, side, "net.ipv4.tcp_rmem", "'4096 131072 33554432'")
+		l.sysctl(name, side, "net.ipv4.tcp_rmem", "'4096 131072 1048576'")
 		l.sysctl(name, side, "net.ipv4.tcp_wmem", "'4096 16384 33554432'")
 	}
 	l.serve(name)

@@ -40,6 +40,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	flagx.IntVarP(fs, &f.r.MSS, "set-mss", "M", 0, 0, wire.MaxMSS, "bytes", "set TCP maximum segment size (MTU - 40 bytes)")
 	flagx.SizeVarP(fs, &f.r.Length, "length", "l", wire.MaxTCPLen, "length of buffer to read or write (default 128 KB for TCP, the path MSS for UDP)")
 	fs.StringVarP(&f.r.Congestion, "congestion", "C", "", "set TCP congestion control algorithm (Linux), e.g. cubic, bbr")
+	fs.BoolVar(&f.r.CCFromStart, "cc-from-start", false, "set -C before connecting, so each connection runs it from its first packet, as on a host whose default it is (without it, as iperf3: set once connected, where a connection begun under a pacing default such as BBR keeps pacing)")
 	fs.BoolVarP(&f.r.NoDelay, "no-delay", "N", false, "set TCP no delay, disabling Nagle's algorithm")
 	flagx.IntVarP(fs, &f.r.Omit, "omit", "O", 0, 0, wire.MaxOmit, "seconds", "omit the first n seconds of the test from the totals")
 	flagx.SecondsVarP(fs, &f.r.Interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")

@@ -64,6 +64,11 @@ type Options struct {
 	// another test (--busy-wait): again after 0.25 s, doubling to 4 s.
 	// Zero fails at once, as iperf3 does.
 	BusyWait time.Duration
+	// CongestionFromStart sets -C before connect, so that each data
+	// connection runs it from its first packet, as on a host whose
+	// default it is (--cc-from-start; tune's trials). Otherwise it is
+	// set once the connection is up, as iperf3 does (see sockOptions).
+	CongestionFromStart bool
 }
 
 // Outcome is what a finished test produced.
@@ -380,8 +385,34 @@ func bindDevice(c syscall.RawConn, dev string) error {
 }
 
 // sockOptions are the options for data sockets, set before connect.
+// The congestion control is not among them: iperf3 sets it once the
+// connection is up (setCongestion), and so does tcptune, since where
+// it is set changes the flow. A connection made under a control that
+// paces (BBR, the default of many hosts) keeps TCP's internal pacing
+// when another control takes over; one that starts with cubic never
+// paces (without fq).
 func (s *session) sockOptions() sockopt.Options {
-	return sockopt.Options{Window: s.params.Window, MSS: s.params.MSS, Congestion: s.params.Congestion, TOS: s.params.TOS, FQRate: s.params.FQRate, DontFrag: s.params.DontFragment, UserTimeout: s.o.SndTimeout}
+	o := sockopt.Options{Window: s.params.Window, MSS: s.params.MSS, TOS: s.params.TOS, FQRate: s.params.FQRate, DontFrag: s.params.DontFragment, UserTimeout: s.o.SndTimeout}
+	if s.o.CongestionFromStart {
+		o.Congestion = s.params.Congestion
+	}
+	return o
+}
+
+// setCongestion sets -C on a connected data socket, as iperf3 does
+// (see sockOptions); a refusal is a warning, as for the other options.
+func (s *session) setCongestion(c net.Conn) {
+	tc, ok := c.(*net.TCPConn)
+	if s.params.Congestion == "" || s.o.CongestionFromStart || !ok {
+		return
+	}
+	rc, err := tc.SyscallConn()
+	if err == nil {
+		err = sockopt.SetCongestion(rc, s.params.Congestion)
+	}
+	if err != nil {
+		s.pr.Warnf("warning: TCP_CONGESTION %q: %v", s.params.Congestion, err)
+	}
 }
 
 func (s *session) dataDialer(i int) *net.Dialer {
@@ -458,6 +489,7 @@ func (s *session) createStreams(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamConnect), UnwrapOp(err))
 			}
+			s.setCongestion(c)
 			if _, err := c.Write(s.cookie[:]); err != nil {
 				c.Close()
 				return fmt.Errorf("%w: %v", wire.Errorf(wire.IEStreamWrite), err)

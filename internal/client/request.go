@@ -40,6 +40,7 @@ type Request struct {
 	Bind           string
 	ConnectTimeout int // milliseconds
 	BusyWait       time.Duration
+	CCFromStart    bool // --cc-from-start: -C before connect
 	ZeroCopy       bool
 	SkipRxCopy     bool
 	Affinity       string // -A n[,m]
@@ -75,7 +76,8 @@ func (q Request) Warnings() []string {
 // and what it accepts.
 func (q Request) Options() (Options, int, error) {
 	o := Options{Host: q.Host, Port: q.Port, Interval: q.Interval, Bind: q.Bind, CPort: q.CPort,
-		ConnectTimeout: time.Duration(q.ConnectTimeout) * time.Millisecond, Unit: q.Format, KeepAlive: q.KeepAlive, BusyWait: q.BusyWait}
+		ConnectTimeout: time.Duration(q.ConnectTimeout) * time.Millisecond, Unit: q.Format, KeepAlive: q.KeepAlive, BusyWait: q.BusyWait,
+		CongestionFromStart: q.CCFromStart}
 	if q.Format == 'a' {
 		o.Unit = 0
 	}

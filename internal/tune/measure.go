@@ -58,6 +58,10 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 		Params: wire.Params{Parallel: max(1, s.Parallel), Reverse: s.Direction == Reverse, ServerAffinity: -1,
 			PacingTimer: 1000, Congestion: s.Congestion, ZeroCopy: s.ZeroCopy, Time: 1},
 		Omit: s.Omit, Time: s.Time, PathRate: pathRate, PathMSS: s.PathMSS, IdleRTT: idleRTT,
+		// -C stands for hosts whose default it is: the control runs from
+		// the first packet (set once connected, a connection begun under
+		// a pacing default such as the lab's BBR would keep pacing).
+		CongestionFromStart: true,
 	}
 	var out *client.Outcome
 	var rose drops.Counters
