@@ -326,14 +326,13 @@ func TestTunePeerIperf3Apply(t *testing.T) {
 	iperf3 := testutil.NeedIperf3(t)
 	p := newPeerLabOn(t, "tt-tpeer", []string{"--rate", "1gbit", "--rtt", "50ms", "--path-mtu", "9000"}, iperf3, "-s", "-p", "5201")
 	mtuBefore := p.mtu()
-	before := p.sysctl("net.ipv4.tcp_wmem")
 	// From a send buffer that binds. (Both directions against a stock
 	// iperf3, where reverse must not erase forward's gain, are
 	// TestTunePeerStockIperf3CubicShallow's.)
 	if out, err := exec.Command("ip", "netns", "exec", p.ns, "sysctl", "-w", "net.ipv4.tcp_wmem=4096 16384 4194304").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	before = p.sysctl("net.ipv4.tcp_wmem")
+	before := p.sysctl("net.ipv4.tcp_wmem")
 	out, errOut, err := p.tune("tt-tpeer", nil, "--direction", "forward", "--trials", "2", "--time", "1", "--json", "--apply")
 	if err != nil {
 		t.Fatalf("tune --peer: %v\n%s\n%s", err, out, errOut)
