@@ -40,7 +40,7 @@ retransmits, softnet drops ...), and verdicts in words.
 src, dst, state (e.g. "dport=5201 state=estab").
 
 --flows records every TCP flow as it ends instead (the kernel's sock_diag
-destroy notifications, as ss -E; needs root), judges each with the
+destroy notifications, as ss -E; --netns needs root), judges each with the
 attribution bench uses (the sender's view where this host sent, the
 receiver's where it received), and sums them per peer prefix (--group,
 /24 and /64 by default, or per service port) with one verdict per group
@@ -102,7 +102,7 @@ one object per flow and the summary; advise --flows FILE reads it back.`,
 	flagx.IntVarP(fs, &count, "count", "c", 0, 0, 1000000, "refreshes", "stop after N refreshes (0 = until interrupted)")
 	fs.StringVar(&netns, "netns", "", "watch inside this network namespace")
 	fs.BoolVarP(&asJSON, "json", "J", false, "one JSON object per refresh")
-	fs.BoolVar(&flows, "flows", false, "record every TCP flow as it ends, judge it and sum per group (root)")
+	fs.BoolVar(&flows, "flows", false, "record every TCP flow as it ends, judge it and sum per group")
 	fs.StringVar(&group, "group", "24,64", "with --flows: group peers by prefix lengths V4[,V6], or by service port (port)")
 	flagx.SecondsVarP(fs, &forDur, "for", "", 0, 0, 366*24*time.Hour, true, "with --flows: stop after this long (0 = until interrupted)")
 	flagx.SecondsVarP(fs, &every, "open-every", "", time.Minute, 0, 24*time.Hour, true, "with --flows: judge and record flows still open this often (0 = only at their end)")
