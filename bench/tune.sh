@@ -32,9 +32,9 @@
 # iperf3 in end b (only end a changes; the sweep changes end a only).
 # "-C cubic" stands for hosts whose default is cubic: this machine's
 # namespaces inherit bbr and can default only to the host's allowed
-# controls. tune's trials and the sweep's (--cc-from-start) set the
-# control before connecting, so that a cubic flow does not keep the
-# pacing a connection begun under BBR has. "cross" runs a constant 200 Mbit/s UDP flow from a to b
+# controls. tune's trials and the sweep's (--cc-from-start, at both
+# ends in the lab) set the control before connecting, so that a cubic
+# flow does not keep the pacing a connection begun under BBR has. "cross" runs a constant 200 Mbit/s UDP flow from a to b
 # during tune and the sweep. "txqueuelen 8" gives the hosts a transmit
 # ring too short for cubic's bursts: no buffer helps there, so
 # its sweep stays low and tune ÷ sweep says what the queue lever is worth.
@@ -102,7 +102,8 @@ scenarios=(
 
 server_argv() { # mode → the server command in end b, on port 5201
 	case $1 in
-	peer-serve | lab) echo "$bin serve -p 5201" ;;
+	lab) echo "$bin serve -p 5201 --cc-from-start" ;; # as tune --lab's own server
+	peer-serve) echo "$bin serve -p 5201" ;;
 	peer-3.22) echo "$(scripts/iperf3-newest.sh) -s -p 5201" ;;
 	peer-3.12) echo "iperf3 -s -p 5201" ;;
 	esac

@@ -30,6 +30,7 @@ type serveFlags struct {
 	format                   byte
 	prometheus               string
 	maxTestMemory, maxMemory int64
+	ccFromStart              bool
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
@@ -47,6 +48,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.VarP(flagx.Format(&f.format), "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
 	f.auth.registerServer(fs)
 	f.auth.registerPadding(fs)
+	fs.BoolVar(&f.ccFromStart, "cc-from-start", false, "give a client's -C to its data connections from their first packet (set on the listener while they connect, tests taking turns), as on a host whose default it is; without it, as iperf3: set once accepted, where a connection begun under a pacing default such as BBR keeps pacing")
 	fs.StringVar(&f.prometheus, "prometheus", "", "also serve each finished test as Prometheus metrics on [HOST]:PORT (loopback unless HOST is given; e.g. :9466)")
 }
 
@@ -64,7 +66,7 @@ func (f *serveFlags) options(cmd *cobra.Command) (server.Options, error) {
 	return server.Options{Bind: f.bind, Port: f.port, OneOff: f.oneOff, MaxTests: f.maxTests, MaxPerClient: f.perClient, MaxDuration: f.maxDuration,
 		MaxTestMemory: f.maxTestMemory, MaxMemory: f.maxMemory,
 		Mode: mode, Interval: f.interval, RcvTimeout: time.Duration(f.rcvTimeout) * time.Millisecond,
-		Out: cmd.OutOrStdout(), Log: slog.New(h), Auth: v}, nil
+		Out: cmd.OutOrStdout(), Log: slog.New(h), Auth: v, CongestionFromStart: f.ccFromStart}, nil
 }
 
 func newServeCmd() *cobra.Command {

@@ -475,12 +475,12 @@ func causeSignal(ctx context.Context) os.Signal {
 	return syscall.SIGTERM
 }
 
-// StartServer starts "tcptune serve -p port" (self is the tcptune
-// binary) in end b of link name, its output discarded, and waits until
-// it listens: read from the server's own /proc/PID/net/tcp{,6}, so no
-// probing connection shows up in its log as an error. stop ends it.
-func StartServer(ctx context.Context, self, name string, port int) (stop func(), err error) {
-	srv := Command(self, name, "b", self, "serve", "-p", strconv.Itoa(port))
+// StartServer starts "tcptune serve -p port [flags]" (self is the
+// tcptune binary) in end b of link name, its output discarded, and waits
+// until it listens: read from the server's own /proc/PID/net/tcp{,6}, so
+// no probing connection shows up in its log as an error. stop ends it.
+func StartServer(ctx context.Context, self, name string, port int, flags ...string) (stop func(), err error) {
+	srv := Command(self, name, "b", append([]string{self, "serve", "-p", strconv.Itoa(port)}, flags...)...)
 	srv.Stdout, srv.Stderr = io.Discard, io.Discard
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("tcptune serve in end b: %w", err)

@@ -70,3 +70,34 @@ func TestServerRefusesCongestion(t *testing.T) {
 		t.Fatalf("reno (allowed) failed: %v", err)
 	}
 }
+
+// With CongestionFromStart a test's -C reaches its data connections
+// through the listener, before their first packet (the server does not
+// set it again once they are accepted), and the listener gets its own
+// back for the next test.
+func TestCongestionFromStartThroughTheListener(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("TCP_CONGESTION is Linux's")
+	}
+	def, err := os.ReadFile("/proc/sys/net/ipv4/tcp_congestion_control")
+	if err != nil || strings.TrimSpace(string(def)) == "reno" {
+		t.Skip("the default control must differ from reno")
+	}
+	_, addr, _ := startServer(t, Options{Sysctl: allowedFixture(t, "reno cubic bbr", "reno cubic bbr"), CongestionFromStart: true})
+	h, p, _ := net.SplitHostPort(addr)
+	port, _ := strconv.Atoi(p)
+	senderCC := func(cc string) string { // the server sends (-R)
+		o := client.Options{Host: h, Port: port, Params: wire.Params{Time: 1, Parallel: 1, Reverse: true, ServerAffinity: -1, PacingTimer: 1000, Congestion: cc}}
+		out, err := client.Run(context.Background(), o, report.NewPrinter(io.Discard, report.Text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Summary.SenderCC
+	}
+	if got := senderCC("reno"); got != "reno" {
+		t.Errorf("-C reno: the server's data connection ran %q", got)
+	}
+	if got, want := senderCC(""), strings.TrimSpace(string(def)); got != want {
+		t.Errorf("no -C after a test with reno: the server's data connection ran %q, want the default %q", got, want)
+	}
+}

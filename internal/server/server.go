@@ -16,11 +16,13 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tcptune/tcptune/internal/auth"
 	"github.com/tcptune/tcptune/internal/engine"
 	"github.com/tcptune/tcptune/internal/report"
+	"github.com/tcptune/tcptune/internal/sockopt"
 	"github.com/tcptune/tcptune/internal/sysctl"
 	"github.com/tcptune/tcptune/internal/wire"
 )
@@ -60,6 +62,13 @@ type Options struct {
 	// Sysctl is where the allowed congestion controls are read; the zero
 	// value is the live /proc/sys.
 	Sysctl sysctl.FS
+	// CongestionFromStart (--cc-from-start) sets a test's -C on the
+	// listening socket while its data connections are accepted, so that
+	// they run it from their first packet, as on a host whose default it
+	// is; otherwise it is set on each connection once accepted, as
+	// iperf3's server does, and a connection begun under a pacing default
+	// (BBR) keeps pacing. Tests take turns at accepting their streams.
+	CongestionFromStart bool
 	// Auth, if set, requires every test to carry a token it accepts
 	// (iperf3's --rsa-private-key-path and --authorized-users-path).
 	Auth *auth.Verifier
@@ -110,6 +119,10 @@ type Server struct {
 	failedLogins limiter
 	outMu        sync.Mutex
 	stopServe    context.CancelFunc
+	// ln is the listener (set by Serve); lnMu is held by the test whose
+	// data connections it is accepting with CongestionFromStart.
+	ln   syscall.RawConn
+	lnMu sync.Mutex
 }
 
 // New returns a server with defaults filled in.
@@ -189,6 +202,13 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer ln.Close()
 	s.udp.bind = ln.Addr().(*net.TCPAddr)
+	if tl, ok := ln.(*net.TCPListener); ok {
+		if rc, err := tl.SyscallConn(); err == nil {
+			s.mu.Lock()
+			s.ln = rc
+			s.mu.Unlock()
+		}
+	}
 	if s.o.Ready != nil {
 		s.o.Ready <- ln.Addr()
 	}
@@ -423,4 +443,32 @@ func (s *Server) Active() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.active
+}
+
+// listenWith sets cc on the listener for the data connections of one
+// test (CongestionFromStart), which take turns; restore puts back the
+// listener's own and lets the next test in.
+func (s *Server) listenWith(cc string) (restore func(), err error) {
+	s.mu.Lock()
+	ln := s.ln
+	s.mu.Unlock()
+	if ln == nil {
+		return func() {}, nil
+	}
+	s.lnMu.Lock()
+	if cc == "" { // a test without -C: its connections get the default
+		return s.lnMu.Unlock, nil
+	}
+	old, err := sockopt.Congestion(ln)
+	if err == nil {
+		err = sockopt.SetCongestion(ln, cc)
+	}
+	if err != nil {
+		s.lnMu.Unlock()
+		return func() {}, fmt.Errorf("TCP_CONGESTION %q on the listener: %w", cc, err)
+	}
+	return func() {
+		sockopt.SetCongestion(ln, old)
+		s.lnMu.Unlock()
+	}, nil
 }

@@ -383,6 +383,13 @@ func (t *session) acceptStreams(ctx context.Context) (streams []*engine.Stream, 
 			}
 		}
 	}()
+	if t.srv.o.CongestionFromStart {
+		restore, err := t.srv.listenWith(t.params.Congestion)
+		if err != nil {
+			t.logf("%v", err)
+		}
+		defer restore()
+	}
 	if err := wire.WriteState(t.ctrl, wire.CreateStreams); err != nil {
 		return nil, err
 	}
@@ -414,6 +421,9 @@ func (t *session) acceptStreams(ctx context.Context) (streams []*engine.Stream, 
 	}
 	sort.Slice(conns, func(i, j int) bool { return conns[i].seq < conns[j].seq })
 	opts := sockopt.Options{Window: t.params.Window, Congestion: t.params.Congestion, TOS: t.params.TOS, FQRate: t.params.FQRate}
+	if t.srv.o.CongestionFromStart {
+		opts.Congestion = "" // the listener gave it to them from the start
+	}
 	for i, a := range conns {
 		c := a.c
 		if tc, ok := c.(*net.TCPConn); ok {

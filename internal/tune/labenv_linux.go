@@ -28,7 +28,10 @@ func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *Setup, clos
 	// The trials' backups live with the link: lab down removes them
 	// with it, also after a killed run (lab down --orphaned).
 	backups := filepath.Join(lab.StateDir(c.Name), "tune-backups")
-	stop, err := lab.StartServer(ctx, self, c.Name, lab.ServePort)
+	// -C stands for hosts whose default it is, at both ends: the
+	// server's reverse trials run it from the first packet as the
+	// client's forward ones do (Measurer.Trial).
+	stop, err := lab.StartServer(ctx, self, c.Name, lab.ServePort, "--cc-from-start")
 	if err != nil {
 		lab.Down(c.Name)
 		return nil, nil, err
