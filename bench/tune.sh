@@ -164,7 +164,7 @@ sweep() {
 							| if ($s | length) > 0 then ($s | add) else .end.sum_received.bits_per_second // 0 end' 2>/dev/null || echo 0)
 					rs+=("$r")
 				done
-				printf '%s\t%s\t%s\t%s\t%s\n' "$d" "$(printf '%s\n' "${rs[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" "$m" "$cc" "$((v > r0 ? v : r0) + (v > w0 ? v : w0))" >>"$out/sweep.tsv"
+				printf '%s\t%s\t%s\t%s\t%s\n' "$d" "$(printf '%s\n' "${rs[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" "$m" "$cc" "$(( (v > r0 ? v : r0) + (v > w0 ? v : w0) ))" >>"$out/sweep.tsv"
 			done
 		done
 	done
