@@ -453,6 +453,9 @@ func (s *Server) listenWith(cc string) (restore func(), err error) {
 	ln := s.ln
 	s.mu.Unlock()
 	if ln == nil {
+		if cc != "" {
+			return func() {}, errors.New("TCP_CONGESTION on the listener: not a TCP listener")
+		}
 		return func() {}, nil
 	}
 	s.lnMu.Lock()

@@ -383,11 +383,13 @@ func (t *session) acceptStreams(ctx context.Context) (streams []*engine.Stream, 
 			}
 		}
 	}()
+	fromListener := false // the listener gives them -C from the start
 	if t.srv.o.CongestionFromStart {
 		restore, err := t.srv.listenWith(t.params.Congestion)
 		if err != nil {
-			t.logf("%v", err)
+			t.logf("%v; setting it once they are accepted", err)
 		}
+		fromListener = err == nil
 		defer restore()
 	}
 	if err := wire.WriteState(t.ctrl, wire.CreateStreams); err != nil {
@@ -421,8 +423,8 @@ func (t *session) acceptStreams(ctx context.Context) (streams []*engine.Stream, 
 	}
 	sort.Slice(conns, func(i, j int) bool { return conns[i].seq < conns[j].seq })
 	opts := sockopt.Options{Window: t.params.Window, Congestion: t.params.Congestion, TOS: t.params.TOS, FQRate: t.params.FQRate}
-	if t.srv.o.CongestionFromStart {
-		opts.Congestion = "" // the listener gave it to them from the start
+	if fromListener {
+		opts.Congestion = ""
 	}
 	for i, a := range conns {
 		c := a.c
