@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -36,18 +37,16 @@ type Model struct {
 	Ceiling map[Direction]float64
 	// Window is, per congestion control class and direction, what that
 	// control delivers where its congestion window held it short of the
-	// path, from the least payload the buffers allowed in flight where
-	// it did (From: no more buffer lifts a window; less may keep a
-	// pacing control from overfilling a shallow queue).
+	// path, over the payload the buffers allow in flight where it holds
+	// (less may keep a pacing control from overfilling a shallow queue;
+	// more, where it overfilled, holds in flight at its gain and a BDP
+	// beyond the holes).
 	Window map[string]map[Direction]Limit
 	// Spread is each direction's relative noise, pooled over full sets.
 	Spread map[Direction]float64
-	// Queue is the bottleneck's queue in bytes (RTT under load less
-	// the idle RTT, × the rate) where a flow filled the path. Loss is
-	// the path's random loss: the least share of its packets any trial
-	// retransmitted (loss every flow sees, whatever its rate; a queue's
-	// overflow is more, and only where it overflowed); MSS the
-	// trials' largest.
+	// Queue is the bottleneck's queue in bytes (RTT under load less the
+	// idle RTT, × the rate) where a flow filled or overflowed the path;
+	// Loss the path's random loss (lossFloor); MSS the trials' largest.
 	Queue int64
 	Loss  float64
 	MSS   int
@@ -56,9 +55,10 @@ type Model struct {
 }
 
 // Limit is a congestion window's limit: the rate, and the payload in
-// flight the buffers allowed (bytes) from which it holds.
+// flight the buffers allow (bytes) from which it holds and up to which
+// (+Inf: no more buffer lifts it).
 type Limit struct {
-	Rate, From float64
+	Rate, From, Upto float64
 }
 
 // Fit is the model the observations imply.
@@ -67,7 +67,7 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 		Window: map[string]map[Direction]Limit{}, Spread: spreads(obs, pr.BothEnds), Loaded: map[Direction]time.Duration{}}
 	best := map[Direction]float64{}
 	idle := pr.IdleRTT.Seconds()
-	sawLoss := false
+	m.Loss = lossFloor(obs)
 	for _, o := range obs {
 		d, cc := o.Dir, m.ccOf(o.Point, o.Dir)
 		m.Loaded[d] = max(m.Loaded[d], o.RTT)
@@ -76,29 +76,20 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 			l = attrib.SendBuffer // more of it did better: it was the buffer's
 		}
 		switch {
-		case o.Drops:
+		case o.Drops, m.overfills(o, pol):
+			// Held by the host's queue, or by the send buffer of a
+			// pacing control that overfilled the bottleneck's queue
+			// (its window limit below says how): no share to learn.
 		case l == attrib.ReceiverWindow && acts(Rmem, d, pr.BothEnds):
 			m.Recv = lower(m.Recv, o.Rate*idle/8/float64(o.Point.Rmem))
 		case l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds):
 			m.Send[cc] = lower(m.Send[cc], o.Rate*idle/8/float64(o.Point.Wmem))
-		}
-		if o.Retransmits > 0 && o.MSS > 0 && o.Seconds > 0 && o.Rate > 0 {
-			if p := float64(o.Retransmits) / o.segments(); !sawLoss || p < m.Loss {
-				m.Loss, sawLoss = p, true
-			}
 		}
 		m.MSS = max(m.MSS, o.MSS)
 		if o.RTT > o.MinRTT && o.MinRTT > 0 && (l == attrib.PathFull || o.Retransmits > 0) {
 			// A flow that filled the path or overflowed it stood in the
 			// bottleneck's queue: what it added to the RTT, at its rate.
 			m.Queue = max(m.Queue, int64((o.RTT-o.MinRTT).Seconds()*o.Rate/8))
-		}
-	}
-	// A lossless trial rules the floor out where it predicts three losses
-	// (the rule of three: none in n segments, 95% below 3/n).
-	for _, o := range obs {
-		if o.Retransmits == 0 && o.Seconds > 0 && o.Rate > 0 && o.MSS > 0 && o.segments()*m.Loss >= 3 {
-			m.Loss = 0
 		}
 	}
 	// What no buffer lifts (a congestion window, the peer's side, a
@@ -125,6 +116,40 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 	return m
 }
 
+// lossFloor is the path's random loss: the least share of its packets
+// any trial retransmitted, or 0 where a lossless trial rules it out by
+// the rule of three (none in n segments: 95% below 3/n).
+func lossFloor(obs []Obs) float64 {
+	floor, saw := 0.0, false
+	for _, o := range obs {
+		if o.Retransmits > 0 && o.segments() > 0 {
+			if p := float64(o.Retransmits) / o.segments(); !saw || p < floor {
+				floor, saw = p, true
+			}
+		}
+	}
+	for _, o := range obs {
+		if o.Retransmits == 0 && o.Seconds > 0 && o.segments()*floor >= 3 {
+			return 0
+		}
+	}
+	return floor
+}
+
+// overfills reports whether o is a pacing control overfilling the
+// bottleneck's queue with its send buffer full: most of its losses were
+// its own (more than twice what the path's random loss explains, by
+// Spreads standard deviations of a count and the rule of three's three),
+// and its buffer sat at its cap.
+func (m Model) overfills(o Obs, pol Policy) bool {
+	if !Paces(m.ccOf(o.Point, o.Dir)) || o.Retransmits <= 0 || !acts(Wmem, o.Dir, m.BothEnds) {
+		return false
+	}
+	full := o.Capped == attrib.SendBuffer || o.Limit == attrib.SendBuffer || o.Recovering
+	want := o.segments() * m.Loss
+	return full && float64(o.Retransmits) > 2*want+pol.Spreads*math.Sqrt(want)+3
+}
+
 // windows learns each control's congestion-window limit. It belongs to
 // the control, not to a point: every trial of a class in a direction
 // that no buffer held (its window held it, or it filled the path), with
@@ -132,58 +157,78 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 // holding, samples what that control delivers on this path there; the
 // limit is their mean. A control that cuts its window at each loss is
 // held below that too; a pacing one may not be (with less in flight it
-// need not overfill a shallow queue).
+// need not overfill a shallow queue). A pacing control that overfilled
+// the queue (one trial says so: the loss is a mechanism, not noise) is
+// held at what those trials carried from the BDP and the queue in
+// flight until its send buffer holds Gain BDPs in flight and a BDP
+// beyond the holes.
 func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
 		d Direction
 	}
-	from := map[ck]float64{}
+	from, over := map[ck]float64{}, map[ck][]Obs{}
 	var order []ck
-	usable := func(o Obs) bool {
-		l := o.limit()
-		return (l == attrib.Network || l == attrib.PathFull) && !m.ambiguous(o, obs, pol)
-	}
+	usable := func(o Obs) bool { return m.windowHeld(o, obs, pol) }
 	for _, o := range obs {
-		k := ck{class(m.ccOf(o.Point, o.Dir)), o.Dir}
-		if o.Kind == Full && o.limit() == attrib.Network && usable(o) {
-			if _, ok := from[k]; !ok {
-				order = append(order, k)
-				from[k] = math.Inf(1)
-			}
+		k, overfills := ck{class(m.ccOf(o.Point, o.Dir)), o.Dir}, m.overfills(o, pol)
+		if !overfills && (o.Kind != Full || o.limit() != attrib.Network || !usable(o)) {
+			continue
+		}
+		if !slices.Contains(order, k) {
+			order, from[k] = append(order, k), math.Inf(1)
+		}
+		if overfills {
+			over[k] = append(over[k], o)
+		} else {
 			from[k] = min(from[k], m.allows(o.Point, o.Dir))
 		}
 	}
+	bdp := m.Goodput / 8 * m.IdleRTT.Seconds()
 	for _, k := range order {
+		l := Limit{From: from[k], Upto: math.Inf(1)}
 		if !Paces(k.c) {
-			from[k] = 0
+			l.From = 0
 		}
 		var pool []Obs
 		for _, o := range obs {
-			if o.Dir == k.d && class(m.ccOf(o.Point, o.Dir)) == k.c && usable(o) && m.allows(o.Point, o.Dir) >= from[k] {
+			if o.Dir == k.d && class(m.ccOf(o.Point, o.Dir)) == k.c && usable(o) && m.allows(o.Point, o.Dir) >= l.From {
 				pool = append(pool, o)
 			}
+		}
+		l.Rate = meanRate(pool)
+		if len(over[k]) > 0 {
+			l = Limit{Rate: meanRate(over[k]), From: bdp + float64(m.Queue), Upto: (pol.Gain + 1) * bdp}
 		}
 		if m.Window[k.c] == nil {
 			m.Window[k.c] = map[Direction]Limit{}
 		}
-		m.Window[k.c][k.d] = Limit{Rate: meanRate(pool), From: from[k]}
+		m.Window[k.c][k.d] = l
 	}
 }
 
+// windowHeld reports whether o's control's window held it (or it
+// filled the path), not a buffer of this host.
+func (m Model) windowHeld(o Obs, obs []Obs, pol Policy) bool {
+	l := o.limit()
+	return (l == attrib.Network || l == attrib.PathFull) && !m.ambiguous(o, obs, pol)
+}
+
 // ambiguous reports whether o's window may be this host's send
-// buffer's: a trial with more of it (the same control and direction)
-// did better by more than the noise (a diagnosis can miss a buffer; a
-// comparison does not), or, held with the buffer at its cap, no such
-// trial has told yet.
+// buffer's: the payload in flight reached the prior's share of it
+// (within MaxTol; unknown counts as reached), and a trial with more of
+// it (the same control and direction) did better by more than the
+// noise (a diagnosis can miss a buffer; a comparison does not) or, held
+// with the buffer at its cap, no such trial has told yet. A buffer with
+// room left held nothing, whatever a trial with more of it did (cubic's
+// two modes differ by more than any rung).
 func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
-	if o.limit() != attrib.Network || !acts(Wmem, o.Dir, m.BothEnds) {
+	if o.limit() != attrib.Network || !acts(Wmem, o.Dir, m.BothEnds) ||
+		o.Inflight > 0 && float64(o.Inflight) < m.SendShare*(1-pol.MaxTol)*float64(o.Point.Wmem) {
 		return false
 	}
-	if m.more(o, obs, func(x Obs) bool { return x.Rate > o.Rate*(1+m.apart(o.Dir, pol)) }) {
-		return true
-	}
-	return o.Capped == attrib.SendBuffer && !m.more(o, obs, func(Obs) bool { return true })
+	return m.more(o, obs, func(x Obs) bool { return x.Rate > o.Rate*(1+m.apart(o.Dir, pol)) }) ||
+		o.Capped == attrib.SendBuffer && !m.more(o, obs, func(Obs) bool { return true })
 }
 
 // buffers reports whether o's window, held by loss with the send buffer
@@ -254,16 +299,6 @@ func (m Model) recvShare() float64 {
 	return m.RecvShare
 }
 
-// ShareOf is the share of buffer k the model predicts with (a send
-// buffer's for control cc), and whether trials taught it.
-func (m Model) ShareOf(k Knob, cc string) (float64, bool) {
-	if k == Rmem {
-		return m.recvShare(), m.Recv > 0
-	}
-	s := m.sendShare(cc)
-	return s, s != m.SendShare
-}
-
 // sendShare is cc's learned share, else the largest another control
 // showed (the writer's, which a control shares until its own trials say
 // otherwise), never above the prior's: the trials' writer (tcptune's
@@ -286,26 +321,26 @@ func (m Model) sendShare(cc string) float64 {
 // mirror is the direction that stands for d where d has learned nothing:
 // in the lab both ends are alike ("" elsewhere).
 func (m Model) mirror(d Direction) Direction {
-	if !m.BothEnds {
+	switch {
+	case !m.BothEnds:
 		return ""
+	case d == Forward:
+		return Reverse
 	}
-	return map[Direction]Direction{Forward: Reverse, Reverse: Forward}[d]
+	return Forward
 }
 
 // ceiling is d's ceiling, or in the lab its mirror's (0: none).
 func (m Model) ceiling(d Direction) float64 {
-	if c := m.Ceiling[d]; c > 0 {
-		return c
-	}
-	return m.Ceiling[m.mirror(d)]
+	return cmp.Or(m.Ceiling[d], m.Ceiling[m.mirror(d)])
 }
 
 // window is a class's window limit in d, or in the lab its mirror's.
 func (m Model) window(c string, d Direction) (Limit, bool) {
-	if w, ok := m.Window[c][d]; ok {
-		return w, true
+	w, ok := m.Window[c][d]
+	if !ok {
+		w, ok = m.Window[c][m.mirror(d)]
 	}
-	w, ok := m.Window[c][m.mirror(d)]
 	return w, ok
 }
 
@@ -345,7 +380,7 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	if acts(Wmem, d, m.BothEnds) {
 		win = min(win, m.sendShare(cc)*float64(p.Wmem)*8/idle)
 	}
-	if w, ok := m.window(class(cc), d); ok && m.allows(p, d) >= w.From {
+	if w, ok := m.window(class(cc), d); ok && m.allows(p, d) >= w.From && m.allows(p, d) < w.Upto {
 		caps = min(caps, w.Rate)
 	}
 	if !Paces(cc) && m.Loss > 0 && m.MSS > 0 {
@@ -374,29 +409,4 @@ func (m Model) allows(p Point, d Direction) float64 {
 // best: Spreads pooled spreads, within [MinTol, MaxTol] (trials: apart).
 func (m Model) Tol(d Direction, pol Policy) float64 {
 	return min(pol.MaxTol, max(pol.MinTol, pol.Spreads*m.Spread[d]))
-}
-
-// spreads pools, per direction, the variance of log rates within each
-// full set (the trials at one key): the noise a comparison must clear.
-func spreads(obs []Obs, bothEnds bool) map[Direction]float64 {
-	ss, df := map[Direction]float64{}, map[Direction]int{}
-	for _, set := range fullSets(obs, bothEnds) {
-		if len(set) < 2 {
-			continue
-		}
-		mean := 0.0
-		for _, o := range set {
-			mean += math.Log(o.Rate)
-		}
-		mean /= float64(len(set))
-		for _, o := range set {
-			ss[set[0].Dir] += (math.Log(o.Rate) - mean) * (math.Log(o.Rate) - mean)
-		}
-		df[set[0].Dir] += len(set) - 1
-	}
-	out := map[Direction]float64{}
-	for d, s := range ss {
-		out[d] = math.Sqrt(s / float64(df[d]))
-	}
-	return out
 }

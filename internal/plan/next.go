@@ -284,11 +284,3 @@ func Choose(s State, pol Policy) (Point, bool) {
 	}
 	return top, true
 }
-
-func mean(xs []float64) float64 {
-	t := 0.0
-	for _, x := range xs {
-		t += x
-	}
-	return t / float64(len(xs))
-}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -33,6 +34,7 @@ type Obs struct {
 	Recovering  bool
 	SenderView  bool  // the sender's TCP_INFO was read
 	Retransmits int64 // -1 = unknown
+	Inflight    int64 // the sender's payload in flight, bytes (0 = unknown)
 	RTT, MinRTT time.Duration
 	MSS         int
 	Seconds     float64
@@ -150,4 +152,41 @@ func (o Obs) segments() float64 {
 		return 0
 	}
 	return o.Rate * o.Seconds / 8 / float64(o.MSS)
+}
+
+func mean(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(len(xs))
+}
+
+// spreads pools, per direction, the variance of log rates among the
+// trials of each full set (the trials at one key) that one limit held:
+// the noise a comparison must clear. Trials of a set held by different
+// limits (cubic leaving slow start early in one of them) are a control's
+// two modes, which the set's mean carries; their difference is no noise.
+func spreads(obs []Obs, bothEnds bool) map[Direction]float64 {
+	ss, df := map[Direction]float64{}, map[Direction]int{}
+	for _, set := range fullSets(obs, bothEnds) {
+		byLimit := map[attrib.Limit][]float64{}
+		for _, o := range set {
+			byLimit[o.limit()] = append(byLimit[o.limit()], math.Log(o.Rate))
+		}
+		for _, xs := range byLimit {
+			m := mean(xs)
+			for _, x := range xs {
+				ss[set[0].Dir] += (x - m) * (x - m)
+			}
+			df[set[0].Dir] += len(xs) - 1
+		}
+	}
+	out := map[Direction]float64{}
+	for d, s := range ss {
+		if df[d] > 0 {
+			out[d] = math.Sqrt(s / float64(df[d]))
+		}
+	}
+	return out
 }

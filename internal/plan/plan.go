@@ -95,9 +95,13 @@ func class(cc string) string {
 // Policy is every number a decision uses.
 type Policy struct {
 	Rung       float64 // the factor between a buffer's rungs (1.15)
-	TopBDP     float64 // the grid's top, in BDPs (4): above it memory buys queueing
+	TopBDP     float64 // the grid's top, in BDPs (4, a rung itself): above it memory buys queueing
 	LowBDP     float64 // the grid's bottom with AllowLower, in BDPs (0.5)
 	AllowLower bool    // rungs below the host's maxima (else those are the floor)
+	// Gain is the payload a pacing control keeps in flight, in BDPs
+	// (BBR's cwnd_gain, 2): behind a queue shallower than Gain − 1
+	// BDPs it overfills it.
+	Gain float64
 	// CCCost is what a change of the host's congestion control costs,
 	// in BDPs of memory: more than none, so that a control that
 	// reaches the target only by more memory still competes.
@@ -124,7 +128,7 @@ func DefaultPolicy(n int, t, o, rtt time.Duration) Policy {
 	if rtt >= 500*time.Millisecond {
 		b = 4 * time.Minute
 	}
-	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, CCCost: 1, MinTol: 0.03, MaxTol: 0.10, Spreads: 2,
+	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, Gain: 2, CCCost: 1, MinTol: 0.03, MaxTol: 0.10, Spreads: 2,
 		Trials: n, Time: t, Omit: o, SetupRTTs: 8, Budget: b}
 }
 
@@ -162,7 +166,7 @@ func NewGrid(bdp, rmem, wmem int64, def string, ccs []string, pol Policy) Grid {
 }
 
 // rungs are the values of one maximum: the host's, and BDP × Rung^k
-// rounded up to 64 KiB between the floor and TopBDP.
+// rounded up to 64 KiB between the floor and TopBDP, and TopBDP itself.
 func rungs(bdp, host int64, pol Policy) []int64 {
 	out := []int64{host}
 	if bdp <= 0 {
@@ -172,14 +176,17 @@ func rungs(bdp, host int64, pol Policy) []int64 {
 	if pol.AllowLower {
 		floor = min(host, RoundUp(pol.LowBDP*float64(bdp)))
 	}
-	top := RoundUp(pol.TopBDP * float64(bdp))
+	top := int64(pol.TopBDP*float64(bdp)) / 65536 * 65536 // never above it
 	for k := math.Floor(math.Log(pol.LowBDP) / math.Log(pol.Rung)); ; k++ {
 		v := RoundUp(float64(bdp) * math.Pow(pol.Rung, k))
 		if v > top {
-			break
+			v = top
 		}
 		if v >= floor && !slices.Contains(out, v) {
 			out = append(out, v)
+		}
+		if v == top {
+			break
 		}
 	}
 	slices.Sort(out)
@@ -267,4 +274,14 @@ func (m Model) Need(k Knob, cc string, bdp int64, pol Policy) int64 {
 // each differs by that much without any knob's doing.
 func (m Model) apart(d Direction, pol Policy) float64 {
 	return max(pol.MinTol, pol.Spreads*m.Spread[d]*math.Sqrt2)
+}
+
+// ShareOf is the share of buffer k the model predicts with (a send
+// buffer's for control cc), and whether trials taught it.
+func (m Model) ShareOf(k Knob, cc string) (float64, bool) {
+	if k == Rmem {
+		return m.recvShare(), m.Recv > 0
+	}
+	s := m.sendShare(cc)
+	return s, s != m.SendShare
 }

@@ -535,3 +535,80 @@ func TestHostDropsTeachNoShare(t *testing.T) {
 		t.Errorf("with drops: send share %.3f", m.Send["cubic"])
 	}
 }
+
+// A pacing control that overfills a shallow queue (it lost where a
+// lossless trial ruled random loss out) is held by its send buffer
+// until the buffer holds Gain BDPs in flight and a BDP beyond the
+// holes: more buffer is then predicted to lift it, less than the BDP
+// and the queue not to overfill. The same trial losing only what the
+// path loses at random says nothing of the rungs between.
+func TestPacingOverfillNeedsGainAndABDP(t *testing.T) {
+	q := int64(0.2 * float64(bdp))
+	at := func(bdps float64) Point {
+		return Point{Rmem: 40 * mib, Wmem: RoundUp(bdps * float64(bdp)), CC: "bbr"}
+	}
+	for _, c := range []struct {
+		name             string
+		cubicRetransmits int64 // a cubic full set's, 0 = lossless
+		over             bool
+	}{{"overflow", 0, true}, {"random loss", 300, false}} {
+		obs := full(Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "cubic"}, Forward, attrib.Network, 0.9*gp)
+		for i := range obs {
+			obs[i].Retransmits = c.cubicRetransmits
+		}
+		for i := range 3 {
+			o := held(at(1.33), Forward, Full, attrib.Network, 0.63*gp)
+			o.Capped, o.Retransmits, o.RTT = attrib.SendBuffer, 300+int64(i), rtt+time.Duration(float64(q)*8/o.Rate*float64(time.Second))
+			if c.over {
+				o.Retransmits = 60000
+			}
+			obs = append(obs, o)
+		}
+		m := Fit(prior(false), obs, pol())
+		if c.over && m.Queue < q*9/10 {
+			t.Errorf("%s: queue %d, want about %d", c.name, m.Queue, q)
+		}
+		top, mid, low := m.Predict(at(4), Forward), m.Predict(at(2), Forward), m.Predict(at(1.15), Forward)
+		if c.over && (top < gp || mid > 0.64*gp || low < 0.9*gp) {
+			t.Errorf("%s: 4 × BDP %.0f, 2 × %.0f, 1.15 × %.0f", c.name, top, mid, low)
+		}
+		if !c.over && mid < gp {
+			t.Errorf("%s: 2 × BDP predicted %.0f, as if it overfilled", c.name, mid)
+		}
+	}
+}
+
+// A window held with room left in its send buffer (in flight well below
+// the buffer's share) was not the buffer's, whatever a trial with more
+// of it did: cubic's good mode at a larger buffer does not make its
+// early exit at a smaller one look buffer-bound. With the buffer full it
+// may have been.
+func TestWindowWithRoomIsNotTheBuffers(t *testing.T) {
+	lo := Point{Rmem: 40 * mib, Wmem: 8 * mib, CC: "cubic"}
+	hi := Point{Rmem: 40 * mib, Wmem: 10 * mib, CC: "cubic"}
+	for _, c := range []struct {
+		share     float64 // in flight ÷ wmem
+		ambiguous bool
+	}{{0.47, false}, {0.85, true}} {
+		o := held(lo, Forward, Full, attrib.Network, 0.6*gp)
+		o.Capped, o.Inflight = attrib.SendBuffer, int64(c.share*float64(lo.Wmem))
+		obs := []Obs{o, held(hi, Forward, Screen, attrib.PathFull, gp)}
+		m := Fit(prior(false), obs, pol())
+		if got := m.ambiguous(o, obs, pol()); got != c.ambiguous {
+			t.Errorf("in flight %.2f of the buffer: ambiguous %v, want %v", c.share, got, c.ambiguous)
+		}
+	}
+}
+
+// Noise is what a figure moves when nothing changes: a set whose trials
+// one limit held spreads by their noise; a set with a trial another
+// limit held (a control's second mode) adds no spread for it.
+func TestSpreadIsWithinOneLimit(t *testing.T) {
+	p := Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "cubic"}
+	set := full(p, Forward, attrib.PathFull, gp)
+	set[0] = held(p, Forward, Full, attrib.Network, 0.6*gp)
+	s := spreads(set, false)[Forward]
+	if want := math.Log(1.01) / math.Sqrt2; math.Abs(s-want) > 0.0005 {
+		t.Errorf("spread %.4f, want %.4f (the two path-full trials' alone)", s, want)
+	}
+}

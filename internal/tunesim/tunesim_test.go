@@ -150,7 +150,13 @@ func TestBaseline(t *testing.T) {
 			final, cc := Final(start, res)
 			sc := e.Judge(final, cc, o)
 			if *dump {
-				t.Logf("%s, seed %d: truth %+v\noracle %+v\nfinal %v cc %q: %+v\nkept %v: %s\n%s", s.Name, seed, e.t, o, final, cc, sc, res.Kept, res.Why, strings.Join(res.Steps, "\n"))
+				var trials []string
+				for _, c := range res.Candidates {
+					for _, tr := range c.Trials {
+						trials = append(trials, fmt.Sprintf("  %s %s: %.3g %s (capped %s) retrans %d inflight %d", c.Name, tr.Direction, tr.BitsPerSecond, tr.Limit, tr.Capped, tr.Retransmits, tr.Inflight))
+					}
+				}
+				t.Logf("%s, seed %d: truth %+v\noracle %+v\nfinal %v cc %q: %+v\nkept %v: %s\n%s\n%s", s.Name, seed, e.t, o, final, cc, sc, res.Kept, res.Why, strings.Join(res.Steps, "\n"), strings.Join(trials, "\n"))
 			}
 			worst, mem, secs = append(worst, sc.Worst), append(mem, sc.Memory), append(secs, e.TrialSeconds)
 			if res.Kept {
