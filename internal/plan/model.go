@@ -50,8 +50,18 @@ type Model struct {
 	Queue int64
 	Loss  float64
 	MSS   int
-	// Loaded is each direction's largest RTT under load.
-	Loaded map[Direction]time.Duration
+	// Dropped is what trials carried where this host's queues dropped
+	// packets, per control's class, direction and host queue raised at
+	// their point: drops outside TCP hold a flow whatever its buffers.
+	Dropped map[DropKey]float64
+}
+
+// DropKey is where host-queue drops were seen: a control's class, a
+// direction and the queue raised there ("" none).
+type DropKey struct {
+	Class string
+	Dir   Direction
+	Queue Knob
 }
 
 // Limit is a congestion window's limit: the rate, and the payload in
@@ -64,13 +74,12 @@ type Limit struct {
 // Fit is the model the observations imply.
 func Fit(pr Prior, obs []Obs, pol Policy) Model {
 	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[Direction]float64{},
-		Window: map[string]map[Direction]Limit{}, Spread: spreads(obs, pr.BothEnds), Loaded: map[Direction]time.Duration{}}
+		Window: map[string]map[Direction]Limit{}, Spread: spreads(obs, pr.BothEnds)}
 	best := map[Direction]float64{}
 	idle := pr.IdleRTT.Seconds()
 	m.Loss = lossFloor(obs)
 	for _, o := range obs {
 		d, cc := o.Dir, m.ccOf(o.Point, o.Dir)
-		m.Loaded[d] = max(m.Loaded[d], o.RTT)
 		l := o.limit()
 		if m.buffers(o, obs, pol) {
 			l = attrib.SendBuffer // more of it did better: it was the buffer's
@@ -92,28 +101,43 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 			m.Queue = max(m.Queue, int64((o.RTT-o.MinRTT).Seconds()*o.Rate/8))
 		}
 	}
-	// What no buffer lifts (a congestion window, the peer's side, a
-	// core) is learned from full sets only, by their median trial: a
-	// screening held so refutes only its own point.
-	// A set's rate is its mean: a control with two modes (cubic leaving
-	// slow start early behind a shallow queue) delivers their mix, not
-	// the mode its median trial caught.
+	// What no buffer lifts (the peer's side, a core) is learned from
+	// full sets only, by their median trial's limit and their mean rate
+	// (a control with two modes delivers their mix).
 	for _, set := range fullSets(obs, pr.BothEnds) {
 		o, rate := set[(len(set)-1)/2], meanRate(set)
 		d := o.Dir
 		best[d] = max(best[d], rate)
 		l := o.limit()
-		if !slices.ContainsFunc(set, func(x Obs) bool { return x.limit() == attrib.Network }) &&
-			!(l == attrib.ReceiverWindow && acts(Rmem, d, pr.BothEnds)) && !(l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds)) && m.outOfReach(o, l) {
+		if !slices.ContainsFunc(set, func(x Obs) bool { return x.limit() == attrib.Network }) && !m.ownBuffer(o) && m.outOfReach(o, l) {
 			m.Ceiling[d] = max(m.Ceiling[d], rate)
 		}
 	}
 	m.windows(obs, pol)
+	m.Dropped = dropped(m, obs, pol)
 	// A ceiling is at least what a full set in the direction carried.
 	for d, c := range m.Ceiling {
 		m.Ceiling[d] = max(c, best[d])
 	}
 	return m
+}
+
+// dropped is the mean rate of the trials this host's queues dropped
+// in that neither filled the path nor were held by a buffer of this
+// host (where either did, the drops cost nothing), per DropKey.
+func dropped(m Model, obs []Obs, pol Policy) map[DropKey]float64 {
+	sets := map[DropKey][]Obs{}
+	for _, o := range obs {
+		if o.Drops && o.limit() != attrib.PathFull && (!m.ownBuffer(o) || o.limit() == attrib.SendBuffer && m.roomLeft(o, pol)) {
+			k := DropKey{class(m.ccOf(o.Point, o.Dir)), o.Dir, o.Point.key(o.Dir, m.BothEnds).Queue}
+			sets[k] = append(sets[k], o)
+		}
+	}
+	out := map[DropKey]float64{}
+	for k, set := range sets {
+		out[k] = meanRate(set)
+	}
+	return out
 }
 
 // lossFloor is the path's random loss: the least share of its packets
@@ -150,18 +174,15 @@ func (m Model) overfills(o Obs, pol Policy) bool {
 	return full && float64(o.Retransmits) > 2*want+pol.Spreads*math.Sqrt(want)+3
 }
 
-// windows learns each control's congestion-window limit. It belongs to
-// the control, not to a point: every trial of a class in a direction
-// that no buffer held (its window held it, or it filled the path), with
-// at least the buffers of the least where a full set showed the window
-// holding, samples what that control delivers on this path there; the
-// limit is their mean. A control that cuts its window at each loss is
-// held below that too; a pacing one may not be (with less in flight it
-// need not overfill a shallow queue). A pacing control that overfilled
-// the queue (one trial says so: the loss is a mechanism, not noise) is
-// held at what those trials carried from the BDP and the queue in
-// flight until its send buffer holds Gain BDPs in flight and a BDP
-// beyond the holes.
+// windows learns each control's congestion-window limit, the
+// control's and not a point's: the mean of every trial of a class in a
+// direction that no buffer held, with at least the buffers of the least
+// where a full set showed the window holding (any, for a control that
+// cuts its window at each loss; less in flight may keep a pacing one
+// from overfilling a shallow queue). A pacing control that overfilled
+// it (one trial says so: the loss is a mechanism, not noise) is held at
+// what those trials carried from the BDP and the queue in flight until
+// its send buffer holds Gain BDPs in flight and a BDP beyond the holes.
 func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
@@ -214,21 +235,31 @@ func (m Model) windowHeld(o Obs, obs []Obs, pol Policy) bool {
 	return (l == attrib.Network || l == attrib.PathFull) && !m.ambiguous(o, obs, pol)
 }
 
+// ownBuffer reports whether o's verdict names a buffer of this host
+// that acts on o's direction.
+func (m Model) ownBuffer(o Obs) bool {
+	l := o.limit()
+	return l == attrib.ReceiverWindow && acts(Rmem, o.Dir, m.BothEnds) || l == attrib.SendBuffer && acts(Wmem, o.Dir, m.BothEnds)
+}
+
+// roomLeft reports whether o's payload in flight stayed short of the
+// prior's share of its send buffer by more than MaxTol (unknown: no).
+func (m Model) roomLeft(o Obs, pol Policy) bool {
+	return o.Inflight > 0 && float64(o.Inflight) < m.SendShare*(1-pol.MaxTol)*float64(o.Point.Wmem)
+}
+
 // ambiguous reports whether o's window may be this host's send
-// buffer's: the payload in flight reached the prior's share of it
-// (within MaxTol; unknown counts as reached), and a trial with more of
+// buffer's: it had no room left (roomLeft), and a trial with more of
 // it (the same control and direction) did better by more than the
 // noise (a diagnosis can miss a buffer; a comparison does not) or, held
 // with the buffer at its cap, no such trial has told yet. A buffer with
 // room left held nothing, whatever a trial with more of it did (cubic's
 // two modes differ by more than any rung).
 func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
-	if o.limit() != attrib.Network || !acts(Wmem, o.Dir, m.BothEnds) ||
-		o.Inflight > 0 && float64(o.Inflight) < m.SendShare*(1-pol.MaxTol)*float64(o.Point.Wmem) {
+	if o.limit() != attrib.Network || !acts(Wmem, o.Dir, m.BothEnds) || m.roomLeft(o, pol) {
 		return false
 	}
-	return m.more(o, obs, func(x Obs) bool { return x.Rate > o.Rate*(1+m.apart(o.Dir, pol)) }) ||
-		o.Capped == attrib.SendBuffer && !m.more(o, obs, func(Obs) bool { return true })
+	return m.beaten(o, obs, pol) || o.Capped == attrib.SendBuffer && !m.more(o, obs, func(Obs) bool { return true })
 }
 
 // buffers reports whether o's window, held by loss with the send buffer
@@ -237,9 +268,12 @@ func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
 // by more than the noise (without loss that says nothing: cubic's two
 // modes differ by more).
 func (m Model) buffers(o Obs, obs []Obs, pol Policy) bool {
-	if o.limit() != attrib.Network || o.Capped != attrib.SendBuffer || o.Retransmits <= 0 || !acts(Wmem, o.Dir, m.BothEnds) {
-		return false
-	}
+	return o.Capped == attrib.SendBuffer && o.Retransmits > 0 && m.ambiguous(o, obs, pol) && m.beaten(o, obs, pol)
+}
+
+// beaten reports whether a trial with more send buffer than o's did
+// better by more than the noise (more).
+func (m Model) beaten(o Obs, obs []Obs, pol Policy) bool {
 	return m.more(o, obs, func(x Obs) bool { return x.Rate > o.Rate*(1+m.apart(o.Dir, pol)) })
 }
 
@@ -273,14 +307,7 @@ func (m Model) outOfReach(o Obs, l attrib.Limit) bool {
 // teaches (a congestion window, the peer's side, a core: no buffer of
 // this host held it), so that a screening held so calls for its full set.
 func (m Model) fullSetLearns(o Obs) bool {
-	switch l := o.limit(); {
-	case l == attrib.Network:
-		return true
-	case l == attrib.ReceiverWindow && acts(Rmem, o.Dir, m.BothEnds), l == attrib.SendBuffer && acts(Wmem, o.Dir, m.BothEnds):
-		return false
-	default:
-		return m.outOfReach(o, l)
-	}
+	return o.limit() == attrib.Network || !m.ownBuffer(o) && m.outOfReach(o, o.limit())
 }
 
 // ccOf is the congestion control that sends in d at p: p's where this
@@ -292,12 +319,7 @@ func (m Model) ccOf(p Point, d Direction) string {
 	return m.Default
 }
 
-func (m Model) recvShare() float64 {
-	if m.Recv > 0 {
-		return m.Recv
-	}
-	return m.RecvShare
-}
+func (m Model) recvShare() float64 { return cmp.Or(m.Recv, m.RecvShare) }
 
 // sendShare is cc's learned share, else the largest another control
 // showed (the writer's, which a control shares until its own trials say
@@ -312,22 +334,16 @@ func (m Model) sendShare(cc string) float64 {
 			s = max(s, v)
 		}
 	}
-	if s == 0 {
-		return m.SendShare
-	}
-	return min(s, m.SendShare)
+	return min(cmp.Or(s, m.SendShare), m.SendShare)
 }
 
 // mirror is the direction that stands for d where d has learned nothing:
 // in the lab both ends are alike ("" elsewhere).
 func (m Model) mirror(d Direction) Direction {
-	switch {
-	case !m.BothEnds:
+	if !m.BothEnds {
 		return ""
-	case d == Forward:
-		return Reverse
 	}
-	return Forward
+	return map[Direction]Direction{Forward: Reverse, Reverse: Forward}[d]
 }
 
 // ceiling is d's ceiling, or in the lab its mirror's (0: none).
@@ -356,7 +372,8 @@ func (m Model) Target(d Direction) float64 {
 // Predict is the rate the model expects at p in direction d, without
 // the path's cap: the window each buffer of this host that acts on d
 // allows over the idle RTT, a congestion window's limit for p's
-// control, and the direction's ceiling.
+// control, what drops in this host's queues left it, and the
+// direction's ceiling.
 func (m Model) Predict(p Point, d Direction) float64 {
 	w, c := m.predict(p, d)
 	return min(w, c)
@@ -382,6 +399,9 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	}
 	if w, ok := m.window(class(cc), d); ok && m.allows(p, d) >= w.From && m.allows(p, d) < w.Upto {
 		caps = min(caps, w.Rate)
+	}
+	if r, ok := m.Dropped[DropKey{class(cc), d, p.key(d, m.BothEnds).Queue}]; ok {
+		caps = min(caps, r)
 	}
 	if !Paces(cc) && m.Loss > 0 && m.MSS > 0 {
 		caps = min(caps, window.LossRate(int64(m.MSS), m.IdleRTT, m.Loss))

@@ -32,24 +32,16 @@ func (s State) measured(p Point, d Direction) (float64, Kind) {
 		}
 		return xs
 	}
-	if xs := pick(d, Full); len(xs) > 0 {
-		return mean(xs), Full // a set's rate is its mean (see Fit)
-	}
-	if xs := pick(d, Screen); len(xs) > 0 {
-		return stats.Median(xs), Screen
-	}
+	dirs := []Direction{d}
 	if both {
-		// The lab's ends are alike: the other direction's trials stand
-		// for this one's.
-		for _, o := range s.Model.Dirs {
-			if xs := pick(o, Full); o != d && len(xs) > 0 {
-				return mean(xs), Full
-			}
+		dirs = append(dirs, s.Model.mirror(d)) // the lab's ends are alike
+	}
+	for _, dir := range dirs {
+		if xs := pick(dir, Full); len(xs) > 0 {
+			return mean(xs), Full // a set's rate is its mean (see Fit)
 		}
-		for _, o := range s.Model.Dirs {
-			if xs := pick(o, Screen); o != d && len(xs) > 0 {
-				return stats.Median(xs), Screen
-			}
+		if xs := pick(dir, Screen); len(xs) > 0 {
+			return stats.Median(xs), Screen
 		}
 	}
 	return 0, 0
@@ -128,8 +120,11 @@ func Next(s State, pol Policy) Action {
 			break
 		}
 	}
-	if q, ok := s.toConfirm(pts, ratings, aim, best, pol); ok {
-		pick = q
+	for i, p := range pts { // a screening's surprise gets its full set first
+		if !s.atAim(ratings[i], aim, best, pol) && s.confirming(p, pol) != nil {
+			pick = i
+			break
+		}
 	}
 	if pick < 0 {
 		act.Done, act.Why = true, StopNothing
@@ -186,17 +181,6 @@ func (s State) joint(r rating, aim map[Direction]float64) float64 {
 	return j
 }
 
-// toConfirm is the cheapest point with a screening short of the aim
-// whose limit only a full set teaches, and no full set of its own.
-func (s State) toConfirm(pts []Point, ratings []rating, aim map[Direction]float64, best float64, pol Policy) (int, bool) {
-	for i, p := range pts {
-		if !s.atAim(ratings[i], aim, best, pol) && s.confirming(p, pol) != nil {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
 // confirming is the directions in which p was screened short of the
 // model's prediction with a limit only a full set teaches, and has no
 // full set (nil: none).
@@ -233,12 +217,7 @@ func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim map[Dire
 }
 
 func allObserved(r rating, dirs []Direction) bool {
-	for _, d := range dirs {
-		if r.observed[d] == 0 {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(dirs, func(d Direction) bool { return r.observed[d] == 0 })
 }
 
 // Choose is the point to keep: among the points with a full set of

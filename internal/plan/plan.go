@@ -34,6 +34,9 @@ const (
 	TxQueue Knob = "txqueuelen"         // an interface's transmit queue
 	Backlog Knob = "netdev_max_backlog" // the receive backlog
 	MTU     Knob = "mtu"                // an interface's MTU
+	// Queues is the transmit queue and the receive backlog raised
+	// together (each where it acts: both directions).
+	Queues Knob = "host_queues"
 )
 
 // Acts is where a knob acts, written once: this host's send side
@@ -56,11 +59,14 @@ func Acts(k Knob, bothEnds bool) []Direction {
 
 func acts(k Knob, d Direction, bothEnds bool) bool { return slices.Contains(Acts(k, bothEnds), d) }
 
-// Point is one setting of the grid: the buffer maxima and the
-// congestion control (its name, never "" for the default).
+// Point is one setting of the grid: the buffer maxima, the congestion
+// control (its name, never "" for the default) and the host queue
+// raised ("" none: TxQueue, Backlog or Queues, where the drops of this
+// host's queues call for it).
 type Point struct {
 	Rmem, Wmem int64
 	CC         string
+	Queue      Knob
 }
 
 // key is p as direction d sees it: the knobs that act on d, the others
@@ -74,6 +80,9 @@ func (p Point) key(d Direction, bothEnds bool) Point {
 	}
 	if !acts(CC, d, bothEnds) {
 		p.CC = ""
+	}
+	if p.Queue != "" && !acts(p.Queue, d, bothEnds) {
+		p.Queue = ""
 	}
 	return p
 }
@@ -149,6 +158,11 @@ type Grid struct {
 	Base       Point  // the host's settings now
 	Idle       int64  // what the defaults cost every idle socket
 	CCCost     float64
+	// Queue is the host queue the search may raise ("" none), and
+	// QueueCost what the raise lets the host hold (bytes: the packets
+	// it adds × the MTU).
+	Queue     Knob
+	QueueCost float64
 }
 
 // NewGrid is the grid for a path of bdp bytes from the host's maxima
@@ -199,10 +213,16 @@ func RoundUp(b float64) int64 { return int64(math.Ceil(b/65536)) * 65536 }
 // Points are every point of the grid, cheapest first.
 func (g Grid) Points() []Point {
 	var out []Point
+	queues := []Knob{""}
+	if g.Queue != "" {
+		queues = append(queues, g.Queue)
+	}
 	for _, cc := range g.CCs {
 		for _, r := range g.Rmem {
 			for _, w := range g.Wmem {
-				out = append(out, Point{Rmem: r, Wmem: w, CC: cc})
+				for _, q := range queues {
+					out = append(out, Point{Rmem: r, Wmem: w, CC: cc, Queue: q})
+				}
 			}
 		}
 	}
@@ -211,12 +231,15 @@ func (g Grid) Points() []Point {
 }
 
 // Cost is what a point costs: the memory one busy connection can reach
-// and the defaults every idle socket holds, and a change of the
-// congestion control.
+// and the defaults every idle socket holds, a change of the congestion
+// control, and a host queue's raise.
 func (g Grid) Cost(p Point) float64 {
 	c := float64(p.Rmem + p.Wmem + g.Idle)
 	if p.CC != g.Default {
 		c += g.CCCost * float64(g.BDP)
+	}
+	if p.Queue != "" {
+		c += g.QueueCost
 	}
 	return c
 }

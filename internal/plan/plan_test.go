@@ -524,15 +524,19 @@ func TestConfirmOnlyASurprise(t *testing.T) {
 // A trial this host's own queue dropped packets in is held by those
 // drops whatever its verdict names: it teaches no buffer share (a short
 // transmit ring collapsed cubic to a tenth of the path, and a profile's
-// trial read "send buffer" there, which made every point look short).
+// trial read "send buffer" there, which made every point look short);
+// they hold every point without the queue raised, whatever its buffers.
 func TestHostDropsTeachNoShare(t *testing.T) {
 	o := held(Point{Rmem: 4 * mib, Wmem: 4 * mib}, Forward, Screen, attrib.SendBuffer, 0.1*gp)
+	o.Inflight = int64(0.1 * gp / 8 * rtt.Seconds()) // the buffer had room
 	if m := Fit(prior(true), []Obs{o}, pol()); m.Send["cubic"] == 0 {
 		t.Fatalf("without drops the send share is learned")
 	}
 	o.Drops = true
-	if m := Fit(prior(true), []Obs{o}, pol()); m.Send["cubic"] != 0 || m.Predict(Point{Rmem: 40 * mib, Wmem: 40 * mib}, Forward) < gp {
-		t.Errorf("with drops: send share %.3f", m.Send["cubic"])
+	m := Fit(prior(true), []Obs{o}, pol())
+	same, raised := Point{Rmem: 40 * mib, Wmem: 40 * mib}, Point{Rmem: 40 * mib, Wmem: 40 * mib, Queue: TxQueue}
+	if m.Send["cubic"] != 0 || m.Predict(same, Forward) > 0.1*gp || m.Predict(raised, Forward) < gp {
+		t.Errorf("with drops: send share %.3f; more buffer predicted %.0f, the queue raised %.0f", m.Send["cubic"], m.Predict(same, Forward), m.Predict(raised, Forward))
 	}
 }
 

@@ -31,10 +31,10 @@ func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate, 
 	pol.AllowLower = r.o.AllowLower
 	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
 	grid := plan.NewGrid(res.BDP, base.RmemMax, base.WmemMax, r.congestion(), strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]), pol)
-	grid.Idle = base.Idle
+	grid.Idle, grid.Queue, grid.QueueCost = base.Idle, r.queues.knob, r.queues.cost
 	r.pr.Stage("searching: a model of the path predicts where each setting gets (%s × %s = %s; rungs %.2f× apart up to %g × BDP; congestion controls %s); every trial updates it",
 		rate(res.Rate), units.FormatDuration(res.RTT), size(res.BDP), pol.Rung, pol.TopBDP, strings.Join(grid.CCs, ", "))
-	sp := plan.Point{Rmem: start.RmemMax, Wmem: start.WmemMax, CC: cmp.Or(start.Congestion, grid.Default)}
+	sp := plan.Point{Rmem: start.RmemMax, Wmem: start.WmemMax, CC: cmp.Or(start.Congestion, grid.Default), Queue: r.queueOf(start)}
 	cands := map[plan.Point]*Candidate{sp: start}
 	kind := plan.Full
 	if start != base {
@@ -91,6 +91,16 @@ func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate, 
 	}
 	r.explain(choice, pol.TopBDP)
 	return choice, nil
+}
+
+// queueOf is the host queue c raises ("" none).
+func (r *runner) queueOf(c *Candidate) plan.Knob {
+	for _, st := range r.queues.settings {
+		if !slices.ContainsFunc(c.Settings, func(x Setting) bool { return x.Key == st.Key && x.Value == st.Value }) {
+			return ""
+		}
+	}
+	return r.queues.knob
 }
 
 // aboveNeed lists the buffer maxima the choice keeps at the host's
@@ -181,9 +191,9 @@ func observe(c *Candidate, p plan.Point, k plan.Kind, from int) []plan.Obs {
 }
 
 // pointCandidate is the candidate at grid point p: its maxima (with the
-// current min and default, and the host queues raised before the
-// search), and its congestion control per socket where it is not the
-// default; each raised knob's reason is the model's need.
+// current min and default), its congestion control per socket where it
+// is not the default, and the host queues' raise where p has it; each
+// raised maximum's reason is the model's need.
 func (r *runner) pointCandidate(p plan.Point, g plan.Grid, m plan.Model) *Candidate {
 	why := map[string]string{}
 	for _, k := range []struct {
@@ -211,6 +221,9 @@ func (r *runner) pointCandidate(p plan.Point, g plan.Grid, m plan.Model) *Candid
 	c := r.candidate(point{p.Rmem, p.Wmem}, why)
 	if p.CC != g.Default {
 		c.Congestion, c.Name = p.CC, c.Name+" with "+p.CC
+	}
+	if p.Queue != "" {
+		c.Settings, c.Name = append(c.Settings, r.queues.settings...), c.Name+", host queues raised"
 	}
 	c.resolve(r.current)
 	r.res.Candidates = append(r.res.Candidates, c)

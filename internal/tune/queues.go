@@ -1,7 +1,6 @@
 package tune
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/linkset"
+	"github.com/tcptune/tcptune/internal/plan"
 )
 
 const keyBacklog = "net.core.netdev_max_backlog"
@@ -46,26 +46,31 @@ func (r *runner) queueDrops() queueDrops {
 	return q
 }
 
-// queues tries, before the search, the host queue that dropped packets
+// hostQueues is the raise of the host queues that dropped packets
 // during the baseline's trials: the transmit queue of the interface
 // toward the peer (link.IFACE.txqueuelen, on both ends in the lab) and
 // the receive backlog (net.core.netdev_max_backlog: host-wide, so it
 // can be set only where tune's settings reach the host's own namespace,
-// never in a lab). The raise is screened once in every direction with
-// the current buffers. When it gains at least minGain without losing
-// more than the noise elsewhere, it is where the search starts, and
-// every candidate of the search carries it (r.extra): drops outside TCP
-// would read as the path's loss to every buffer step. Verification
-// then proves the choice, raise included, and nothing of it stays
-// unless the choice is kept. A queue tune cannot set is named with the
-// way to set it.
-func (r *runner) queues(ctx context.Context, base *Candidate) (*Candidate, error) {
+// never in a lab). The raise is a dimension of the search's grid (every
+// point with and without it): the model learns what the drops hold
+// from the trials without it. knob says where it acts; cost is what it
+// lets the host hold (the packets it adds × the MTU). A queue tune
+// cannot set is named with the way to set it.
+type hostQueues struct {
+	settings []Setting
+	knob     plan.Knob
+	cost     float64
+}
+
+func (r *runner) hostQueues() (hostQueues, error) {
+	var h hostQueues
 	q := r.queueDrops()
 	if len(q.dirs) == 0 {
-		return base, nil
+		return h, nil
 	}
-	var adds []Setting
 	var what []string
+	var added []int64
+	mtu := int64(r.mss + 52)
 	for _, iface := range slices.Sorted(maps.Keys(q.tx)) {
 		key := linkset.Key(iface, "txqueuelen")
 		cur, err := r.readInt(key)
@@ -74,9 +79,9 @@ func (r *runner) queues(ctx context.Context, base *Candidate) (*Candidate, error
 			continue
 		}
 		next := drops.NextTxQueueLen(cur)
-		adds = append(adds, Setting{Key: key, Value: strconv.FormatInt(next, 10),
+		h.settings = append(h.settings, Setting{Key: key, Value: strconv.FormatInt(next, 10),
 			Reason: fmt.Sprintf("the transmit queue of %s dropped %d packets in the trials (tx_dropped and its qdisc's drops): a burst longer than %d packets is lost before the wire, outside TCP's control; raised from %d", iface, q.tx[iface], cur, cur)})
-		what = append(what, fmt.Sprintf("txqueuelen of %s %d → %d", iface, cur, next))
+		what, added = append(what, fmt.Sprintf("txqueuelen of %s %d → %d", iface, cur, next)), append(added, next-cur)
 	}
 	if q.backlog > 0 {
 		cur := q.limit
@@ -84,49 +89,46 @@ func (r *runner) queues(ctx context.Context, base *Candidate) (*Candidate, error
 			cur = v
 		}
 		if next := drops.NextBacklog(cur); cur > 0 && next > cur {
-			adds = append(adds, Setting{Key: keyBacklog, Value: strconv.FormatInt(next, 10),
+			h.settings = append(h.settings, Setting{Key: keyBacklog, Value: strconv.FormatInt(next, 10),
 				Reason: fmt.Sprintf("the receive backlog dropped %d packets in the trials (softnet_stat): packets that arrive faster than a core takes them are lost before TCP sees them; raised from %d", q.backlog, cur)})
-			what = append(what, fmt.Sprintf("%s %d → %d", keyBacklog, cur, next))
+			what, added = append(what, fmt.Sprintf("%s %d → %d", keyBacklog, cur, next)), append(added, next-cur)
 		}
 	}
-	if len(adds) == 0 {
-		return base, nil
+	if len(h.settings) == 0 {
+		return h, nil
 	}
-	ok, skipped, err := r.env.Split((&Candidate{Settings: adds}).KVs())
+	ok, skipped, err := r.env.Split((&Candidate{Settings: h.settings}).KVs())
 	if err != nil {
-		return nil, err
+		return h, err
 	}
 	if len(skipped) > 0 {
 		r.res.Steps = append(r.res.Steps, fmt.Sprintf("host queues: tune cannot set %v here (in a lab the receive backlog is the host's, shared by every namespace): raise it by hand (sysctl -w), then run tune again", skipped))
 	}
-	adds = slices.DeleteFunc(adds, func(s Setting) bool {
+	var tx, backlog bool
+	var names []string
+	for i, st := range h.settings {
+		if !slices.ContainsFunc(ok, func(kv apply.KV) bool { return kv.Key == st.Key }) {
+			continue
+		}
+		h.cost += float64(added[i] * mtu)
+		tx, backlog = tx || st.Key != keyBacklog, backlog || st.Key == keyBacklog
+		names = append(names, what[i])
+	}
+	h.settings = slices.DeleteFunc(h.settings, func(s Setting) bool {
 		return !slices.ContainsFunc(ok, func(kv apply.KV) bool { return kv.Key == s.Key })
 	})
-	if len(adds) == 0 {
-		return base, nil
+	switch {
+	case tx && backlog:
+		h.knob = plan.Queues
+	case tx:
+		h.knob = plan.TxQueue
+	case backlog:
+		h.knob = plan.Backlog
 	}
-	c := &Candidate{ID: "queues", Origin: OriginSearch, Name: "current buffers, host queues raised",
-		Source: "the host's queue drops", Settings: adds}
-	c.resolve(r.current)
-	r.res.Candidates = append(r.res.Candidates, c)
-	r.pr.Stage("host queues dropped packets during the baseline: screening %s", strings.Join(what, ", "))
-	dirs := slices.Clone(r.res.Controllable)
-	for _, d := range q.dirs {
-		if !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
+	if h.knob != "" {
+		r.res.Steps = append(r.res.Steps, fmt.Sprintf("host queues: %s is a dimension of the search (the baseline's trials dropped packets there)", strings.Join(names, ", ")))
 	}
-	if err := r.trials(ctx, c, 1, dirs, TrialSpec{}); err != nil {
-		return nil, err
-	}
-	if !r.improves(c, base) || r.worseSomewhere(c, base) {
-		c.Status = "no gain: raising the host queues did not help"
-		r.res.Steps = append(r.res.Steps, fmt.Sprintf("host queues: %s gained less than %.0f%% in one trial per direction: not raised (the drops were not what held the transfer)", strings.Join(what, ", "), 100*minGain))
-		return base, nil
-	}
-	r.extra = adds
-	r.res.Steps = append(r.res.Steps, fmt.Sprintf("host queues: %s gained in one trial per direction: the search starts from there, and every candidate carries it", strings.Join(what, ", ")))
-	return c, nil
+	return h, nil
 }
 
 // readInt reads one integer setting where tune's settings apply.

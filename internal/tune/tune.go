@@ -268,22 +268,17 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		res.AlreadyFull = true
 		res.Why = fmt.Sprintf("the baseline already reaches %.0f%% of the path's goodput (%s) in every direction this host controls: nothing to tune (--force searches anyway)", 100*f, rate(res.Goodput))
 	} else {
-		// A host queue that dropped packets in the baseline is raised
-		// first: its drops would read as the path's loss to every step.
-		start, err := r.queues(ctx, base)
-		if err != nil {
+		// A host queue that dropped packets in the baseline may be
+		// raised at any point of the search.
+		if r.queues, err = r.hostQueues(); err != nil {
 			return res, err
 		}
 		// The reference profiles' trials are the search's first
-		// observations (where they ran with what the search carries).
+		// observations.
 		if profiles, err = r.compare(ctx); err != nil {
 			return res, err
 		}
-		var seed []plan.Obs
-		if len(r.extra) == 0 {
-			seed = r.profileObs(profiles)
-		}
-		if choice, err = r.planned(ctx, base, start, base, seed); err != nil {
+		if choice, err = r.planned(ctx, base, base, base, r.profileObs(profiles)); err != nil {
 			return res, err
 		}
 	}
@@ -463,8 +458,11 @@ type runner struct {
 	model   window.Model
 	// dropsNoted: the steps already say that the host's queues dropped.
 	dropsNoted bool
-	// extra are the host queue raises that gained before the search
-	// (queues): every search candidate carries them.
+	// queues is the host queues' raise, a dimension of the search's
+	// grid (set once, before it).
+	queues hostQueues
+	// extra is the MTU the search goes on at: every later search
+	// candidate carries it.
 	extra []Setting
 }
 
@@ -520,14 +518,14 @@ func (r *runner) trialCount() string {
 
 // noteDrops records, the first time, that this host's queues dropped
 // packets during a trial: the verdict names the queue, and when the
-// baseline's trials dropped, tune screens a raise of it before the
-// search (queues).
+// baseline's trials dropped, its raise is a dimension of the search's
+// grid (hostQueues).
 func (r *runner) noteDrops(label string, t Trial) {
 	if t.Drops == nil || r.dropsNoted {
 		return
 	}
 	r.dropsNoted = true
-	r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s: %s; where the baseline's trials dropped, tune screens a raise of that queue before the search", label, t.Drops.Verdict()))
+	r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s: %s; where the baseline's trials dropped, the search may raise that queue at any point", label, t.Drops.Verdict()))
 }
 
 // one runs a trial, retrying once (a peer may still be tearing down the
