@@ -29,9 +29,11 @@ type Model struct {
 	// Recv and Send are the buffer shares learned from trials a buffer
 	// held without host-queue drops (rate × idle RTT over the buffer);
 	// 0 = not learned. Send is per congestion control: a lossy flow's
-	// send buffer also holds what was sent beyond holes.
-	Recv float64
-	Send map[string]float64
+	// send buffer also holds what was sent beyond holes. Writer is the
+	// send share of trials that lost nothing, whatever their control
+	// (the writer's, which every control shares).
+	Recv, Writer float64
+	Send         map[string]float64
 	// Ceiling is, per direction, what no knob of this host moves (the
 	// peer's buffer, a core, an unseen sender); 0 = none seen.
 	Ceiling map[Direction]float64
@@ -93,6 +95,9 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 			m.Recv = lower(m.Recv, o.Rate*idle/8/float64(o.Point.Rmem))
 		case l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds):
 			m.Send[cc] = lower(m.Send[cc], o.Rate*idle/8/float64(o.Point.Wmem))
+			if o.Retransmits == 0 {
+				m.Writer = lower(m.Writer, o.Rate*idle/8/float64(o.Point.Wmem))
+			}
 		}
 		m.MSS = max(m.MSS, o.MSS)
 		if o.RTT > o.MinRTT && o.MinRTT > 0 && (l == attrib.PathFull || o.Retransmits > 0) {
@@ -321,20 +326,13 @@ func (m Model) ccOf(p Point, d Direction) string {
 
 func (m Model) recvShare() float64 { return cmp.Or(m.Recv, m.RecvShare) }
 
-// sendShare is cc's learned share, else the largest another control
-// showed (the writer's, which a control shares until its own trials say
-// otherwise), never above the prior's: the trials' writer (tcptune's
-// engine) keeps its send buffer fuller than an application's
-// event-driven one (0.93–0.98 against 0.80), and the host's buffer is
-// for its applications.
+// sendShare is cc's learned share, else the writer's (a lossy flow's
+// share is its control's own), never above the prior's: the trials'
+// writer (tcptune's engine) keeps its send buffer fuller than an
+// application's event-driven one (0.93–0.98 against 0.80), and the
+// host's buffer is for its applications.
 func (m Model) sendShare(cc string) float64 {
-	s := m.Send[cc]
-	if s == 0 {
-		for _, v := range m.Send {
-			s = max(s, v)
-		}
-	}
-	return min(cmp.Or(s, m.SendShare), m.SendShare)
+	return min(cmp.Or(m.Send[cc], m.Writer, m.SendShare), m.SendShare)
 }
 
 // mirror is the direction that stands for d where d has learned nothing:

@@ -616,3 +616,18 @@ func TestSpreadIsWithinOneLimit(t *testing.T) {
 		t.Errorf("spread %.4f, want %.4f (the two path-full trials' alone)", s, want)
 	}
 }
+
+// A lossy flow's send share (its buffer also holds what was sent beyond
+// each hole) is its control's own; a control with none of its own takes
+// the writer's, learned where nothing was lost.
+func TestLossyShareIsItsControlsOwn(t *testing.T) {
+	base := Point{Rmem: 6 * mib, Wmem: 4 * mib, CC: "cubic"}
+	rate := func(share float64) float64 { return share * float64(4*mib) * 8 / rtt.Seconds() }
+	lossy := held(base, Forward, Screen, attrib.SendBuffer, rate(0.5))
+	lossy.Retransmits = 500
+	clean := held(base, Forward, Screen, attrib.SendBuffer, rate(0.75))
+	m := Fit(prior(false), []Obs{lossy, clean}, pol())
+	if c, b := m.sendShare("cubic"), m.sendShare("bbr"); math.Abs(c-0.5) > 1e-6 || math.Abs(b-0.75) > 1e-6 {
+		t.Errorf("cubic's share %.3f (want its lossy 0.50), bbr's %.3f (want the writer's 0.75)", c, b)
+	}
+}
