@@ -166,13 +166,17 @@ func mean(xs []float64) float64 {
 // trials of each full set (the trials at one key) that one limit held:
 // the noise a comparison must clear. Trials of a set held by different
 // limits (cubic leaving slow start early in one of them) are a control's
-// two modes, which the set's mean carries; their difference is no noise.
+// two modes, which the set's mean carries; their difference is no noise;
+// nor is a trial's that this host's queues dropped in (the drops' count
+// varies from trial to trial, not the path).
 func spreads(obs []Obs, bothEnds bool) map[Direction]float64 {
 	ss, df := map[Direction]float64{}, map[Direction]int{}
 	for _, set := range fullSets(obs, bothEnds) {
 		byLimit := map[attrib.Limit][]float64{}
 		for _, o := range set {
-			byLimit[o.limit()] = append(byLimit[o.limit()], math.Log(o.Rate))
+			if !o.Drops { // the drops' count varies, not the path
+				byLimit[o.limit()] = append(byLimit[o.limit()], math.Log(o.Rate))
+			}
 		}
 		for _, xs := range byLimit {
 			m := mean(xs)

@@ -631,3 +631,19 @@ func TestLossyShareIsItsControlsOwn(t *testing.T) {
 		t.Errorf("cubic's share %.3f (want its lossy 0.50), bbr's %.3f (want the writer's 0.75)", c, b)
 	}
 }
+
+// A set whose trials this host's queues dropped in (a collapsed flow at
+// 12–16 Mbit/s) says nothing of the path's noise: it leaves the
+// tolerance to the trials that ran clean.
+func TestDroppedTrialsAreNoNoise(t *testing.T) {
+	p := Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "cubic"}
+	obs := full(p, Forward, attrib.PathFull, gp)
+	for _, x := range []float64{12e6, 16e6, 12e6} {
+		o := held(Point{Rmem: 6 * mib, Wmem: 4 * mib, CC: "cubic"}, Forward, Full, attrib.Network, x)
+		o.Drops = true
+		obs = append(obs, o)
+	}
+	if tol := Fit(prior(false), obs, pol()).Tol(Forward, pol()); tol > pol().MinTol {
+		t.Errorf("tolerance %.3f, want the clean sets' %.2f", tol, pol().MinTol)
+	}
+}
