@@ -423,8 +423,17 @@ func (m Model) allows(p Point, d Direction) float64 {
 	return a
 }
 
-// Tol is d's noise tolerance where a figure is held to an aim or the
-// best: Spreads pooled spreads, within [MinTol, MaxTol] (trials: apart).
-func (m Model) Tol(d Direction, pol Policy) float64 {
-	return min(pol.MaxTol, max(pol.MinTol, pol.Spreads*m.Spread[d]))
+// Tol is d's noise tolerance where one trial is held to a figure.
+func (m Model) Tol(d Direction, pol Policy) float64 { return m.TolN(d, 1, 0, pol) }
+
+// TolN is d's noise tolerance where the mean of n trials is held to the
+// mean of k (0: a figure without noise): Spreads standard errors of
+// their difference (the pooled spread × √(1/n + 1/k)), within [MinTol,
+// MaxTol] (two single trials: apart).
+func (m Model) TolN(d Direction, n, k int, pol Policy) float64 {
+	se := 1 / float64(max(n, 1))
+	if k > 0 {
+		se += 1 / float64(k)
+	}
+	return min(pol.MaxTol, max(pol.MinTol, pol.Spreads*m.Spread[d]*math.Sqrt(se)))
 }

@@ -14,14 +14,15 @@ import (
 type rating struct {
 	value    map[Direction]float64
 	observed map[Direction]Kind // 0 = predicted
+	n        map[Direction]int  // the trials behind an observed value
 	whole    bool               // a full set at the point itself, every direction
 }
 
 // measured is the rate at p in d: the mean of the full sets' trials at
 // p's key in d where there are any, else the median of its screenings
 // (and in the lab, where one direction screens for both, of the other
-// direction's). kind 0: none.
-func (s State) measured(p Point, d Direction) (float64, Kind) {
+// direction's), and how many trials that is. kind 0: none.
+func (s State) measured(p Point, d Direction) (float64, Kind, int) {
 	both := s.Model.BothEnds
 	pick := func(dir Direction, kind Kind) []float64 {
 		var xs []float64
@@ -38,21 +39,21 @@ func (s State) measured(p Point, d Direction) (float64, Kind) {
 	}
 	for _, dir := range dirs {
 		if xs := pick(dir, Full); len(xs) > 0 {
-			return mean(xs), Full // a set's rate is its mean (see Fit)
+			return mean(xs), Full, len(xs) // a set's rate is its mean (see Fit)
 		}
 		if xs := pick(dir, Screen); len(xs) > 0 {
-			return stats.Median(xs), Screen
+			return stats.Median(xs), Screen, 1
 		}
 	}
-	return 0, 0
+	return 0, 0, 0
 }
 
 func (s State) rate(p Point, pol Policy) rating {
-	r := rating{value: map[Direction]float64{}, observed: map[Direction]Kind{}, whole: true}
+	r := rating{value: map[Direction]float64{}, observed: map[Direction]Kind{}, n: map[Direction]int{}, whole: true}
 	for _, d := range s.Model.Dirs {
 		t := s.Model.Target(d)
-		x, k := s.measured(p, d)
-		r.observed[d] = k
+		x, k, n := s.measured(p, d)
+		r.observed[d], r.n[d] = k, n
 		switch {
 		case t <= 0:
 		case k == 0:
@@ -75,7 +76,7 @@ func (s State) atAim(r rating, aim map[Direction]float64, best float64, pol Poli
 	for _, d := range s.Model.Dirs {
 		a := aim[d] * best
 		if r.observed[d] != 0 {
-			a -= s.Model.Tol(d, pol)
+			a -= s.Model.TolN(d, r.n[d], 0, pol)
 		} else {
 			a *= 1 - 1e-9
 		}
@@ -167,16 +168,14 @@ func Next(s State, pol Policy) Action {
 	return act
 }
 
-// joint is the share of each direction's aim a rating reaches in all.
+// joint is the share of each direction's aim a rating reaches in all
+// (no rating is above an aim, which is the best).
 func (s State) joint(r rating, aim map[Direction]float64) float64 {
-	j := math.Inf(1)
+	j := 1.0
 	for _, d := range s.Model.Dirs {
 		if aim[d] > 0 {
 			j = min(j, r.value[d]/aim[d])
 		}
-	}
-	if math.IsInf(j, 1) {
-		return 0
 	}
 	return j
 }
@@ -227,27 +226,23 @@ func allObserved(r rating, dirs []Direction) bool {
 // one nearest the best in its worst direction. ok is false when no
 // point has a full set.
 func Choose(s State, pol Policy) (Point, bool) {
-	var whole []Point
-	for _, p := range s.Grid.Points() {
-		if s.rate(p, pol).whole {
-			whole = append(whole, p)
-		}
-	}
+	whole := slices.DeleteFunc(s.Grid.Points(), func(p Point) bool { return !s.rate(p, pol).whole })
 	if len(whole) == 0 {
 		return Point{}, false
 	}
-	best := map[Direction]float64{}
-	med := func(p Point, d Direction) float64 { x, _ := s.measured(p, d); return x }
+	best, bestN := map[Direction]float64{}, map[Direction]int{}
 	for _, p := range whole {
 		for _, d := range s.Model.Dirs {
-			best[d] = max(best[d], med(p, d))
+			if x, _, n := s.measured(p, d); x > best[d] {
+				best[d], bestN[d] = x, n
+			}
 		}
 	}
 	worst := func(p Point) float64 {
 		w := math.Inf(1)
 		for _, d := range s.Model.Dirs {
-			if best[d] > 0 {
-				w = min(w, med(p, d)/best[d]/(1-s.Model.Tol(d, pol)))
+			if x, _, n := s.measured(p, d); best[d] > 0 {
+				w = min(w, x/best[d]/(1-s.Model.TolN(d, n, bestN[d], pol)))
 			}
 		}
 		return w

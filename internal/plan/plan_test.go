@@ -647,3 +647,26 @@ func TestDroppedTrialsAreNoNoise(t *testing.T) {
 		t.Errorf("tolerance %.3f, want the clean sets' %.2f", tol, pol().MinTol)
 	}
 }
+
+// One comparator: the mean of n trials held to the mean of k is apart by
+// Spreads standard errors of their difference, within [MinTol, MaxTol].
+func TestTolNIsTheStandardErrorOfTheDifference(t *testing.T) {
+	m := Model{Spread: map[Direction]float64{Forward: 0.03}}
+	for _, c := range []struct {
+		n, k int
+		want float64
+	}{
+		{1, 0, 0.06},                        // one trial held to a figure
+		{4, 0, 0.03},                        // a set of four: half the spread
+		{3, 3, 2 * 0.03 * math.Sqrt(2.0/3)}, // two sets of three
+		{9, 0, 0.03},                        // never below MinTol
+	} {
+		if got := m.TolN(Forward, c.n, c.k, pol()); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%d against %d: %.4f, want %.4f", c.n, c.k, got, c.want)
+		}
+	}
+	m.Spread[Forward] = 0.2
+	if got := m.TolN(Forward, 1, 0, pol()); got != pol().MaxTol {
+		t.Errorf("a wide spread: %.3f, want MaxTol", got)
+	}
+}
