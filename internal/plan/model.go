@@ -127,13 +127,12 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 	return m
 }
 
-// dropped is the mean rate of the trials this host's queues dropped
-// in that neither filled the path nor were held by a buffer of this
-// host (where either did, the drops cost nothing), per DropKey.
+// dropped is the mean rate of the trials drops held (dropHeld), per
+// DropKey.
 func dropped(m Model, obs []Obs, pol Policy) map[DropKey]float64 {
 	sets := map[DropKey][]Obs{}
 	for _, o := range obs {
-		if o.Drops && o.limit() != attrib.PathFull && (!m.ownBuffer(o) || o.limit() == attrib.SendBuffer && m.roomLeft(o, pol)) {
+		if m.dropHeld(o, pol) {
 			k := DropKey{class(m.ccOf(o.Point, o.Dir)), o.Dir, o.Point.key(o.Dir, m.BothEnds).Queue}
 			sets[k] = append(sets[k], o)
 		}
@@ -151,10 +150,8 @@ func dropped(m Model, obs []Obs, pol Policy) map[DropKey]float64 {
 func lossFloor(obs []Obs) float64 {
 	floor, saw := 0.0, false
 	for _, o := range obs {
-		if o.Retransmits > 0 && o.segments() > 0 {
-			if p := float64(o.Retransmits) / o.segments(); !saw || p < floor {
-				floor, saw = p, true
-			}
+		if p := float64(o.Retransmits) / o.segments(); o.Retransmits > 0 && o.segments() > 0 && (!saw || p < floor) {
+			floor, saw = p, true
 		}
 	}
 	for _, o := range obs {
@@ -171,12 +168,9 @@ func lossFloor(obs []Obs) float64 {
 // Spreads standard deviations of a count and the rule of three's three),
 // and its buffer sat at its cap.
 func (m Model) overfills(o Obs, pol Policy) bool {
-	if !Paces(m.ccOf(o.Point, o.Dir)) || o.Retransmits <= 0 || !acts(Wmem, o.Dir, m.BothEnds) {
-		return false
-	}
-	full := o.Capped == attrib.SendBuffer || o.Limit == attrib.SendBuffer || o.Recovering
 	want := o.segments() * m.Loss
-	return full && float64(o.Retransmits) > 2*want+pol.Spreads*math.Sqrt(want)+3
+	return Paces(m.ccOf(o.Point, o.Dir)) && acts(Wmem, o.Dir, m.BothEnds) && (o.Capped == attrib.SendBuffer || o.Limit == attrib.SendBuffer || o.Recovering) &&
+		float64(o.Retransmits) > 2*want+pol.Spreads*math.Sqrt(want)+3
 }
 
 // windows learns each control's congestion-window limit, the
@@ -234,10 +228,17 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 }
 
 // windowHeld reports whether o's control's window held it (or it
-// filled the path), not a buffer of this host.
+// filled the path), not a buffer of this host nor its queues' drops.
 func (m Model) windowHeld(o Obs, obs []Obs, pol Policy) bool {
 	l := o.limit()
-	return (l == attrib.Network || l == attrib.PathFull) && !m.ambiguous(o, obs, pol)
+	return (l == attrib.Network || l == attrib.PathFull) && !m.ambiguous(o, obs, pol) && !m.dropHeld(o, pol)
+}
+
+// dropHeld reports whether this host's queues' drops held o: it neither
+// filled the path nor was held by a buffer of this host (where either
+// did, the drops cost nothing).
+func (m Model) dropHeld(o Obs, pol Policy) bool {
+	return o.Drops && o.limit() != attrib.PathFull && (!m.ownBuffer(o) || o.limit() == attrib.SendBuffer && m.roomLeft(o, pol))
 }
 
 // ownBuffer reports whether o's verdict names a buffer of this host

@@ -41,7 +41,7 @@ func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *Setup, clos
 		lab.Down(c.Name)
 	}
 	env = &Setup{
-		Measurer:   Measurer{Host: st.AddrB, Port: lab.ServePort, NetNS: st.NSA},
+		Measurer:   Measurer{Host: st.AddrB, Port: lab.ServePort, NetNS: st.NSA, PeerNetNS: st.NSB, Self: st.AddrA, Device: st.TunA},
 		Name:       fmt.Sprintf("lab %s × %s (loss %g%%)%s, %s ⇄ %s", units.FormatRateShort(c.Rate), units.FormatDuration(c.RTT), c.Loss*100, policed(c), st.AddrA, st.AddrB),
 		PeerAddr:   st.AddrB,
 		Namespaces: []string{st.NSA, st.NSB},

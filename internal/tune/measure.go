@@ -23,6 +23,11 @@ type Measurer struct {
 	Host  string
 	Port  int
 	NetNS string // the namespace to dial from; "" = this one
+	// PeerNetNS, in a lab, is end b's namespace, Self end a's address
+	// and Device end a's interface: a reverse trial's sender is end b,
+	// whose transmit queue's drops count, named as Device (the name
+	// tune knows the lab's interfaces by).
+	PeerNetNS, Self, Device string
 }
 
 // RTT is the smallest RTT of one short test (-n 256 KB, this end
@@ -66,6 +71,8 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 	var out *client.Outcome
 	var rose drops.Counters
 	var loads []cores.Load
+	sender := m.senderQueue(s.Direction)
+	txBefore, txErr := sender()
 	err := nsx.Do(m.NetNS, func() error {
 		peer := net.ParseIP(m.Host)
 		if peer == nil {
@@ -88,6 +95,10 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 	if err != nil {
 		return Trial{}, err
 	}
+	if txAfter, err := sender(); txErr == nil && err == nil && s.Direction == Reverse && m.PeerNetNS != "" {
+		tx := txAfter.Since(txBefore)
+		rose.Iface, rose.TxDrop, rose.Qdisc, rose.TxQLen = m.Device, tx.TxDrop, tx.Qdisc, tx.TxQLen
+	}
 	t, err := trialOf(out, s.Direction, pathRate, s.PathMSS)
 	withDrops(&t, rose)
 	withCores(&t, loads)
@@ -96,6 +107,23 @@ func (m Measurer) Trial(ctx context.Context, s TrialSpec, pathRate float64, idle
 		t.Parallel = s.Parallel
 	}
 	return t, err
+}
+
+// senderQueue reads, in a lab's reverse trial, the sending end's
+// (end b's) queue counters toward end a; elsewhere nothing.
+func (m Measurer) senderQueue(d Direction) func() (drops.Counters, error) {
+	return func() (drops.Counters, error) {
+		var c drops.Counters
+		if d != Reverse || m.PeerNetNS == "" {
+			return c, nil
+		}
+		err := nsx.Do(m.PeerNetNS, func() error {
+			var err error
+			c, err = drops.Snapshot("/", net.ParseIP(m.Self))
+			return err
+		})
+		return c, err
+	}
 }
 
 // withDrops adds the host's queue drops during a trial to it and its
