@@ -42,16 +42,14 @@ type Model struct {
 	// path, over the payload the buffers allow in flight where it holds
 	// (less may keep a pacing control from overfilling a shallow queue;
 	// more, where it overfilled, holds in flight at its gain and a BDP
-	// beyond the holes).
+	// beyond the holes: overfilling is the bottleneck's queue told by its
+	// loss).
 	Window map[string]map[Direction]Limit
 	// Spread is each direction's relative noise, pooled over full sets.
 	Spread map[Direction]float64
-	// Queue is the bottleneck's queue in bytes (RTT under load less the
-	// idle RTT, × the rate) where a flow filled or overflowed the path;
-	// Loss the path's random loss (lossFloor); MSS the trials' largest.
-	Queue int64
-	Loss  float64
-	MSS   int
+	// Loss is the path's random loss (lossFloor); MSS the trials' largest.
+	Loss float64
+	MSS  int
 	// Dropped is what trials carried where this host's queues dropped
 	// packets, per control's class, direction and host queue raised at
 	// their point: drops outside TCP hold a flow whatever its buffers.
@@ -100,11 +98,6 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 			}
 		}
 		m.MSS = max(m.MSS, o.MSS)
-		if o.RTT > o.MinRTT && o.MinRTT > 0 && (l == attrib.PathFull || o.Retransmits > 0) {
-			// A flow that filled the path or overflowed it stood in the
-			// bottleneck's queue: what it added to the RTT, at its rate.
-			m.Queue = max(m.Queue, int64((o.RTT-o.MinRTT).Seconds()*o.Rate/8))
-		}
 	}
 	// What no buffer lifts (the peer's side, a core) is learned from
 	// full sets only, by their median trial's limit and their mean rate
@@ -113,8 +106,7 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 		o, rate := set[(len(set)-1)/2], meanRate(set)
 		d := o.Dir
 		best[d] = max(best[d], rate)
-		l := o.limit()
-		if !slices.ContainsFunc(set, func(x Obs) bool { return x.limit() == attrib.Network }) && !m.ownBuffer(o) && m.outOfReach(o, l) {
+		if !slices.ContainsFunc(set, func(x Obs) bool { return x.limit() == attrib.Network }) && !m.ownBuffer(o) && m.outOfReach(o, o.limit()) {
 			m.Ceiling[d] = max(m.Ceiling[d], rate)
 		}
 	}
@@ -180,8 +172,9 @@ func (m Model) overfills(o Obs, pol Policy) bool {
 // cuts its window at each loss; less in flight may keep a pacing one
 // from overfilling a shallow queue). A pacing control that overfilled
 // it (one trial says so: the loss is a mechanism, not noise) is held at
-// what those trials carried from the BDP and the queue in flight until
-// its send buffer holds Gain BDPs in flight and a BDP beyond the holes.
+// what those trials carried from the least payload their buffers allowed
+// until its send buffer holds Gain BDPs in flight and a BDP beyond the
+// holes (at the writer's share).
 func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
@@ -218,7 +211,10 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		}
 		l.Rate = meanRate(pool)
 		if len(over[k]) > 0 {
-			l = Limit{Rate: meanRate(over[k]), From: bdp + float64(m.Queue), Upto: (pol.Gain + 1) * bdp}
+			l = Limit{Rate: meanRate(over[k]), From: math.Inf(1), Upto: (pol.Gain + 1) * bdp}
+			for _, o := range over[k] {
+				l.From = min(l.From, m.allows(o.Point, o.Dir))
+			}
 		}
 		if m.Window[k.c] == nil {
 			m.Window[k.c] = map[Direction]Limit{}
@@ -396,7 +392,9 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	if acts(Wmem, d, m.BothEnds) {
 		win = min(win, m.sendShare(cc)*float64(p.Wmem)*8/idle)
 	}
-	if w, ok := m.window(class(cc), d); ok && m.allows(p, d) >= w.From && m.allows(p, d) < w.Upto {
+	// Up to Upto the buffer holds at the writer's share (a lossy share
+	// counts the holes already).
+	if w, ok := m.window(class(cc), d); ok && m.allows(p, d) >= w.From && m.payload(p, d, min(cmp.Or(m.Writer, m.SendShare), m.SendShare)) < w.Upto {
 		caps = min(caps, w.Rate)
 	}
 	if r, ok := m.Dropped[DropKey{class(cc), d, p.key(d, m.BothEnds).Queue}]; ok {
@@ -411,15 +409,19 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	return win, caps
 }
 
-// allows is the payload the buffers of this host that act on d let in
-// flight at p (bytes; +Inf where none acts).
+// allows is the payload the buffers of this host acting on d let in flight
+// at p (bytes; +Inf: none acts), its send buffer at its control's share.
 func (m Model) allows(p Point, d Direction) float64 {
+	return m.payload(p, d, m.sendShare(m.ccOf(p, d)))
+}
+
+func (m Model) payload(p Point, d Direction, send float64) float64 {
 	a := math.Inf(1)
 	if acts(Rmem, d, m.BothEnds) {
 		a = min(a, m.recvShare()*float64(p.Rmem))
 	}
 	if acts(Wmem, d, m.BothEnds) {
-		a = min(a, m.sendShare(m.ccOf(p, d))*float64(p.Wmem))
+		a = min(a, send*float64(p.Wmem))
 	}
 	return a
 }

@@ -200,15 +200,11 @@ func (s State) confirming(p Point, pol Policy) []Direction {
 func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim map[Direction]float64, best float64, full time.Duration) Action {
 	act := Action{Done: true, Why: StopBudget, Aim: aim}
 	for i, p := range pts {
-		r := ratings[i]
-		if !s.atAim(r, aim, best, pol) {
-			continue
-		}
-		if !allObserved(r, s.Model.Dirs) {
+		switch r := ratings[i]; {
+		case !s.atAim(r, aim, best, pol):
+		case !allObserved(r, s.Model.Dirs):
 			act.Untried++
-			continue
-		}
-		if !r.whole && s.Spent+full <= pol.Budget && act.Done {
+		case !r.whole && s.Spent+full <= pol.Budget && act.Done:
 			act = Action{Point: p, Kind: Full, Dirs: slices.Clone(s.Model.Dirs), Aim: aim, Untried: act.Untried}
 		}
 	}
