@@ -90,7 +90,7 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 			// pacing control that overfilled the bottleneck's queue
 			// (its window limit below says how): no share to learn.
 		case l == attrib.ReceiverWindow && acts(Rmem, d, pr.BothEnds):
-			m.Recv = lower(m.Recv, o.Rate*idle/8/float64(o.Point.Rmem))
+			m.Recv = lower(m.Recv, o.windowRate()*idle/float64(o.Point.Rmem))
 		case l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds):
 			m.Send[cc] = lower(m.Send[cc], o.Rate*idle/8/float64(o.Point.Wmem))
 			if o.Retransmits == 0 {

@@ -35,6 +35,7 @@ type Obs struct {
 	SenderView  bool  // the sender's TCP_INFO was read
 	Retransmits int64 // -1 = unknown
 	Inflight    int64 // the sender's payload in flight, bytes (0 = unknown)
+	Window      int64 // the largest window the receiver advertised (0 = unknown)
 	RTT, MinRTT time.Duration
 	MSS         int
 	Seconds     float64
@@ -143,6 +144,17 @@ func lower(was, v float64) float64 {
 		return v
 	}
 	return was
+}
+
+// windowRate is the payload per second o's receive window allowed: the
+// window it advertised over the RTT it met where both are known (a short
+// trial's rate may not have reached it: eight RTTs at 150 ms), else its
+// rate; at the idle RTT the RTT a held flow adds folds in.
+func (o Obs) windowRate() float64 {
+	if o.Window > 0 && o.RTT > 0 {
+		return float64(o.Window) / o.RTT.Seconds()
+	}
+	return o.Rate / 8
 }
 
 // segments is about how many segments o's trial sent (its rate over its

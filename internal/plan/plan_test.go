@@ -667,3 +667,22 @@ func TestTolNIsTheStandardErrorOfTheDifference(t *testing.T) {
 		t.Errorf("a wide spread: %.3f, want MaxTol", got)
 	}
 }
+
+// A receive buffer's share is the window it advertised over the RTT it
+// met, where both are known: a short trial whose rate had not reached
+// its window (eight RTTs at 150 ms) does not make the buffer look small;
+// an RTT the held flow added still folds in.
+func TestReceiveShareFromTheAdvertisedWindow(t *testing.T) {
+	p := Point{Rmem: 16 * mib, Wmem: 16 * mib, CC: "bbr"}
+	for _, c := range []struct {
+		name string
+		rtt  time.Duration
+		want float64
+	}{{"a short trial, the window not reached", rtt, 0.66}, {"an RTT twice the idle", 2 * rtt, 0.33}} {
+		o := held(p, Reverse, Screen, attrib.ReceiverWindow, 0.3*gp)
+		o.Window, o.RTT = 66*16*mib/100, c.rtt
+		if got := Fit(prior(false), []Obs{o}, pol()).Recv; math.Abs(got-c.want) > 0.001 {
+			t.Errorf("%s: share %.3f, want %.2f", c.name, got, c.want)
+		}
+	}
+}

@@ -181,7 +181,7 @@ func observe(c *Candidate, p plan.Point, k plan.Kind, from int) []plan.Obs {
 		o := plan.Obs{Point: p, Dir: t.Direction, Kind: k, Rate: t.BitsPerSecond, Limit: attrib.Limit(t.Limit),
 			Capped: attrib.Limit(t.Capped), Recovering: t.Recovering, SenderView: t.CountedBy == "sender",
 			Retransmits: t.Retransmits, RTT: time.Duration(t.RTTus) * time.Microsecond, MinRTT: time.Duration(t.MinRTTus) * time.Microsecond,
-			MSS: t.MSS, Seconds: t.Seconds, Core: t.Core != nil, Drops: t.Drops != nil, Inflight: t.Inflight}
+			MSS: t.MSS, Seconds: t.Seconds, Core: t.Core != nil, Drops: t.Drops != nil, Inflight: t.Inflight, Window: t.Window}
 		for _, l := range t.RuledOut {
 			o.RuledOut = append(o.RuledOut, attrib.Limit(l))
 		}
