@@ -174,7 +174,7 @@ func (m Model) overfills(o Obs, pol Policy) bool {
 // it (one trial says so: the loss is a mechanism, not noise) is held at
 // what those trials carried from the least payload their buffers allowed
 // until its send buffer holds Gain BDPs in flight and a BDP beyond the
-// holes (at the writer's share).
+// holes (at the prior's share).
 func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
@@ -392,9 +392,10 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	if acts(Wmem, d, m.BothEnds) {
 		win = min(win, m.sendShare(cc)*float64(p.Wmem)*8/idle)
 	}
-	// Up to Upto the buffer holds at the writer's share (a lossy share
-	// counts the holes already).
-	if w, ok := m.window(class(cc), d); ok && m.allows(p, d) >= w.From && m.payload(p, d, min(cmp.Or(m.Writer, m.SendShare), m.SendShare)) < w.Upto {
+	// Up to Upto the send buffer holds what an application's writer
+	// keeps in it (the prior's share; a learned one folds in the RTT and
+	// a lossy one the holes, which Upto counts).
+	if w, ok := m.window(class(cc), d); ok && m.allows(p, d) >= w.From && m.payload(p, d, m.SendShare) < w.Upto {
 		caps = min(caps, w.Rate)
 	}
 	if r, ok := m.Dropped[DropKey{class(cc), d, p.key(d, m.BothEnds).Queue}]; ok {
