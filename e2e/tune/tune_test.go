@@ -78,6 +78,9 @@ type cand struct {
 		Direction  string `json:"direction"`
 		Congestion string `json:"congestion"`
 		Verdict    string `json:"verdict"`
+		HostDrops  *struct {
+			TxDrop int64 `json:"tx_dropped"`
+		} `json:"host_drops"`
 	} `json:"trials"`
 }
 
