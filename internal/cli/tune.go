@@ -29,14 +29,15 @@ func newTuneCmd() *cobra.Command {
 stops there if the baseline already fills the path (--force goes on), and
 searches a grid of tcp_rmem and tcp_wmem maxima on rungs 1.15× apart (from
 the host's own up to 4 × BDP) × the congestion controls available × the
-host queues' raise where they dropped packets. A model of the path, updated
-by every trial, predicts where each point gets: tune screens the cheapest
-point it predicts reaches the path in every direction this host controls,
-gives a full set of trials to one whose screenings reach it, and keeps the
-cheapest point whose full set is within the noise of the best; that set is
-its verification. It never lowers a maximum the host has (--allow-lower
-does); --budget bounds the trial time (3 minutes, 4 at an RTT of 500 ms or
-more). Throughput is the payload the kernel counted as delivered.
+host queues' raise where they dropped packets × a larger MTU where the path
+carries one. A model of the path, updated by every trial, predicts where
+each point gets: tune screens the cheapest point it predicts reaches the
+path in every direction this host controls, gives a full set of trials to
+one whose screenings reach it, and keeps the cheapest point whose full set
+is within the noise of the best; that set is its verification. It never
+lowers a maximum the host has (--allow-lower does); --budget bounds the
+trial time (3 minutes, 4 at an RTT of 500 ms or more). Throughput is the
+payload the kernel counted as delivered.
 
 --lab builds a lab link, runs "tcptune serve" in end b and the trials from
 end a, applies candidates in both namespaces, and removes the link. --peer

@@ -4,56 +4,42 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/window"
 )
 
-// Prior is what the model knows before any trial.
-type Prior struct {
-	Goodput  float64 // bit/s
-	Source   Source
-	IdleRTT  time.Duration
-	BothEnds bool
-	Dirs     []Direction // the directions this host controls
-	Default  string      // the congestion control trials use by default
-	// RecvShare and SendShare are the window model's shares of a buffer
-	// that become window and payload in flight (internal/window).
-	RecvShare, SendShare float64
-}
-
 // Model is the path as the trials so far show it.
 type Model struct {
 	Prior
-	// Recv and Send are the buffer shares learned from trials a buffer
-	// held without host-queue drops (rate × idle RTT over the buffer);
-	// 0 = not learned. Send is per congestion control: a lossy flow's
-	// send buffer also holds what was sent beyond holes. Writer is the
-	// send share of trials that lost nothing, whatever their control
-	// (the writer's, which every control shares).
+	// Recv and Send are the buffer shares learned where a buffer held
+	// (rate × idle RTT over it; 0 = not learned); Send per congestion
+	// control (a lossy flow's buffer also holds what was sent beyond
+	// holes), Writer from trials that lost nothing, whatever their control.
 	Recv, Writer float64
 	Send         map[string]float64
-	// Ceiling is, per direction, what no knob of this host moves (the
-	// peer's buffer, a core, an unseen sender); 0 = none seen.
-	Ceiling map[Direction]float64
-	// Window is, per congestion control class and direction, what that
-	// control delivers where its congestion window held it short of the
-	// path, over the payload the buffers allow in flight where it holds
-	// (less may keep a pacing control from overfilling a shallow queue;
-	// more, where it overfilled, holds in flight at its gain and a BDP
-	// beyond the holes: overfilling is the bottleneck's queue told by its
-	// loss).
-	Window map[string]map[Direction]Limit
+	// Ceiling is, per direction and MTU, what no knob of this host moves
+	// (the peer's buffer, a core, an unseen sender); 0 = none seen.
+	Ceiling map[At]float64
+	// Window is, per congestion control class, direction and MTU, the
+	// limit of its congestion window short of the path (see windows).
+	Window map[string]map[At]Limit
 	// Spread is each direction's relative noise, pooled over full sets.
 	Spread map[Direction]float64
-	// Loss is the path's random loss (lossFloor); MSS the trials' largest.
+	// Loss is the path's random loss (lossFloor); MSS the trials'
+	// largest per MTU (the smaller end's: a peer's may stay).
 	Loss float64
-	MSS  int
+	MSS  map[int]int
 	// Dropped is what trials carried where this host's queues dropped
-	// packets, per control's class, direction and host queue raised at
-	// their point: drops outside TCP hold a flow whatever its buffers.
+	// packets (drops outside TCP hold a flow whatever its buffers).
 	Dropped map[DropKey]float64
+}
+
+// At is a direction at an MTU (0: as found): a larger MTU changes what
+// a core, a peer and a congestion window allow.
+type At struct {
+	Dir Direction
+	MTU int
 }
 
 // DropKey is where host-queue drops were seen: a control's class, a
@@ -64,18 +50,20 @@ type DropKey struct {
 	Queue Knob
 }
 
-// Limit is a congestion window's limit: the rate, and the payload in
-// flight the buffers allow (bytes) from which it holds and up to which
-// (+Inf: no more buffer lifts it).
+// Limit is a congestion window's limit: the rate of the trials it held,
+// the share of trials it held (the others carried more: a control with
+// two modes delivers their mix), and the payload in flight the buffers
+// allow (bytes) from which it holds and up to which (+Inf: no more
+// buffer lifts it).
 type Limit struct {
-	Rate, From, Upto float64
+	Rate, Share, From, Upto float64
 }
 
 // Fit is the model the observations imply.
 func Fit(pr Prior, obs []Obs, pol Policy) Model {
-	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[Direction]float64{},
-		Window: map[string]map[Direction]Limit{}, Spread: spreads(obs, pr.BothEnds)}
-	best := map[Direction]float64{}
+	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[At]float64{}, MSS: map[int]int{},
+		Window: map[string]map[At]Limit{}, Spread: spreads(obs, pr.BothEnds)}
+	best := map[At]float64{}
 	idle := pr.IdleRTT.Seconds()
 	m.Loss = lossFloor(obs)
 	for _, o := range obs {
@@ -97,14 +85,14 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 				m.Writer = lower(m.Writer, o.Rate*idle/8/float64(o.Point.Wmem))
 			}
 		}
-		m.MSS = max(m.MSS, o.MSS)
+		m.MSS[o.Point.MTU] = max(m.MSS[o.Point.MTU], o.MSS)
 	}
 	// What no buffer lifts (the peer's side, a core) is learned from
 	// full sets only, by their median trial's limit and their mean rate
 	// (a control with two modes delivers their mix).
 	for _, set := range fullSets(obs, pr.BothEnds) {
 		o, rate := set[(len(set)-1)/2], meanRate(set)
-		d := o.Dir
+		d := At{o.Dir, o.Point.MTU}
 		best[d] = max(best[d], rate)
 		if !slices.ContainsFunc(set, func(x Obs) bool { return x.limit() == attrib.Network }) && !m.ownBuffer(o) && m.outOfReach(o, o.limit()) {
 			m.Ceiling[d] = max(m.Ceiling[d], rate)
@@ -165,29 +153,22 @@ func (m Model) overfills(o Obs, pol Policy) bool {
 		float64(o.Retransmits) > 2*want+pol.Spreads*math.Sqrt(want)+3
 }
 
-// windows learns each control's congestion-window limit, the
-// control's and not a point's: the mean of every trial of a class in a
-// direction that no buffer held, with at least the buffers of the least
-// where a full set showed the window holding (any, for a control that
-// cuts its window at each loss; less in flight may keep a pacing one
-// from overfilling a shallow queue). A pacing control that overfilled
-// it (one trial says so: the loss is a mechanism, not noise) is held at
-// what those trials carried from the least payload their buffers allowed
-// until its send buffer holds Gain BDPs in flight and a BDP beyond the
-// holes (at the prior's share).
+// windows learns each class's congestion-window limit per direction
+// and MTU: the mean of the trials no buffer held, with at least the
+// least buffers a full set saw it hold at (any, for a loss-based class;
+// less may keep a pacing one from overfilling a shallow queue). A
+// pacing control that overfilled it (one trial says so: the loss is a
+// mechanism) is held at what those trials carried from the least
+// payload their buffers allowed up to Gain BDPs and one beyond the holes.
 func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
-		d Direction
+		d At
 	}
 	from, over := map[ck]float64{}, map[ck][]Obs{}
 	var order []ck
-	usable := func(o Obs) bool { return m.windowHeld(o, obs, pol) }
-	for _, o := range obs {
-		k, overfills := ck{class(m.ccOf(o.Point, o.Dir)), o.Dir}, m.overfills(o, pol)
-		if !overfills && (o.Kind != Full || o.limit() != attrib.Network || !usable(o)) {
-			continue
-		}
+	add := func(o Obs, overfills bool) {
+		k := ck{class(m.ccOf(o.Point, o.Dir)), At{o.Dir, o.Point.MTU}}
 		if !slices.Contains(order, k) {
 			order, from[k] = append(order, k), math.Inf(1)
 		}
@@ -197,27 +178,38 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 			from[k] = min(from[k], m.allows(o.Point, o.Dir))
 		}
 	}
+	for _, o := range obs {
+		if overfills := m.overfills(o, pol); overfills || o.Kind == Full && o.limit() == attrib.Network && m.windowHeld(o, obs, pol) {
+			add(o, overfills)
+		}
+	}
 	bdp := m.Goodput / 8 * m.IdleRTT.Seconds()
 	for _, k := range order {
 		l := Limit{From: from[k], Upto: math.Inf(1)}
 		if !Paces(k.c) {
 			l.From = 0
 		}
-		var pool []Obs
+		var held, rest []Obs // what the window held, and what carried more
 		for _, o := range obs {
-			if o.Dir == k.d && class(m.ccOf(o.Point, o.Dir)) == k.c && usable(o) && m.allows(o.Point, o.Dir) >= l.From {
-				pool = append(pool, o)
+			if (At{o.Dir, o.Point.MTU}) == k.d && class(m.ccOf(o.Point, o.Dir)) == k.c && !m.dropHeld(o, pol) && m.allows(o.Point, o.Dir) >= l.From {
+				if o.limit() == attrib.Network && m.windowHeld(o, obs, pol) {
+					held = append(held, o)
+				} else {
+					rest = append(rest, o)
+				}
 			}
 		}
-		l.Rate = meanRate(pool)
+		l.Rate = meanRate(held)
+		rest = slices.DeleteFunc(rest, func(o Obs) bool { return o.Rate <= l.Rate })
+		l.Share = float64(len(held)) / float64(len(held)+len(rest))
 		if len(over[k]) > 0 {
-			l = Limit{Rate: meanRate(over[k]), From: math.Inf(1), Upto: (pol.Gain + 1) * bdp}
+			l = Limit{Rate: meanRate(over[k]), Share: 1, From: math.Inf(1), Upto: (pol.Gain + 1) * bdp}
 			for _, o := range over[k] {
 				l.From = min(l.From, m.allows(o.Point, o.Dir))
 			}
 		}
 		if m.Window[k.c] == nil {
-			m.Window[k.c] = map[Direction]Limit{}
+			m.Window[k.c] = map[At]Limit{}
 		}
 		m.Window[k.c][k.d] = l
 	}
@@ -341,25 +333,33 @@ func (m Model) mirror(d Direction) Direction {
 	return map[Direction]Direction{Forward: Reverse, Reverse: Forward}[d]
 }
 
-// ceiling is d's ceiling, or in the lab its mirror's (0: none).
-func (m Model) ceiling(d Direction) float64 {
-	return cmp.Or(m.Ceiling[d], m.Ceiling[m.mirror(d)])
-}
-
-// window is a class's window limit in d, or in the lab its mirror's.
-func (m Model) window(c string, d Direction) (Limit, bool) {
-	w, ok := m.Window[c][d]
+// at is what mp holds for d, or in the lab for its mirror (a ceiling,
+// a class's window limit).
+func at[V any](m Model, mp map[At]V, d At) (V, bool) {
+	v, ok := mp[d]
 	if !ok {
-		w, ok = m.Window[c][m.mirror(d)]
+		v, ok = mp[At{m.mirror(d.Dir), d.MTU}]
 	}
-	return w, ok
+	return v, ok
 }
 
-// Target is what direction d can reach: the path's goodput, or less
-// where something no knob of this host moves holds it.
+// Target is what direction d can reach: the path's goodput at the best
+// MTU it carries, or less where something no knob of this host moves
+// holds it there.
 func (m Model) Target(d Direction) float64 {
-	if c := m.ceiling(d); c > 0 && c < m.Goodput {
-		return c
+	t := 0.0
+	for _, mtu := range append([]int{0}, m.MTUs...) {
+		c, _ := at(m, m.Ceiling, At{d, mtu})
+		t = max(t, min(m.goodput(mtu), cmp.Or(c, math.Inf(1))))
+	}
+	return t
+}
+
+// goodput is the path's goodput at an MTU (0: as found) at the MSS its
+// trials had there, else at the same headers.
+func (m Model) goodput(mtu int) float64 {
+	if base := m.MSS[0]; mtu != 0 && base > 0 {
+		return window.Payload(m.Goodput, base, cmp.Or(m.MSS[mtu], mtu-m.MTU+base), 0)
 	}
 	return m.Goodput
 }
@@ -395,17 +395,20 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	// Up to Upto the send buffer holds what an application's writer
 	// keeps in it (the prior's share; a learned one folds in the RTT and
 	// a lossy one the holes, which Upto counts).
-	if w, ok := m.window(class(cc), d); ok && m.allows(p, d) >= w.From && m.payload(p, d, m.SendShare) < w.Upto {
-		caps = min(caps, w.Rate)
-	}
+	pt := At{d, p.MTU}
+	w, mixed := at(m, m.Window[class(cc)], pt)
+	mixed = mixed && m.allows(p, d) >= w.From && m.payload(p, d, m.SendShare) < w.Upto
 	if r, ok := m.Dropped[DropKey{class(cc), d, p.key(d, m.BothEnds).Queue}]; ok {
 		caps = min(caps, r)
 	}
-	if !Paces(cc) && m.Loss > 0 && m.MSS > 0 {
-		caps = min(caps, window.LossRate(int64(m.MSS), m.IdleRTT, m.Loss))
+	if mss := m.MSS[p.MTU]; !Paces(cc) && m.Loss > 0 && mss > 0 {
+		caps = min(caps, window.LossRate(int64(mss), m.IdleRTT, m.Loss))
 	}
-	if c := m.ceiling(d); c > 0 {
+	if c, _ := at(m, m.Ceiling, pt); c > 0 {
 		caps = min(caps, c)
+	}
+	if caps = min(caps, m.goodput(p.MTU)); mixed {
+		caps = min(caps, w.Share*w.Rate+(1-w.Share)*min(win, caps)) // the window's mode, and the rest
 	}
 	return win, caps
 }
@@ -426,9 +429,6 @@ func (m Model) payload(p Point, d Direction, send float64) float64 {
 	}
 	return a
 }
-
-// Tol is d's noise tolerance where one trial is held to a figure.
-func (m Model) Tol(d Direction, pol Policy) float64 { return m.TolN(d, 1, 0, pol) }
 
 // TolN is d's noise tolerance where the mean of n trials is held to the
 // mean of k (0: a figure without noise): Spreads standard errors of

@@ -58,7 +58,7 @@ func (s State) rate(p Point, pol Policy) rating {
 		case t <= 0:
 		case k == 0:
 			w, c := s.Model.predict(p, d)
-			r.value[d] = min(1, w/(t*(1+s.Model.Tol(d, pol))), c/t)
+			r.value[d] = min(1, w/(t*(1+s.Model.TolN(d, 1, 0, pol))), c/t)
 		default:
 			r.value[d] = min(1, x/t)
 		}
@@ -67,14 +67,18 @@ func (s State) rate(p Point, pol Policy) rating {
 	return r
 }
 
-// atAim reports whether a rating is at the aim in every direction (a
-// measured value within the noise, a predicted one at it: it has the
-// headroom). The aim is each direction's best rating × best, the share
-// of them one point reaches at once (1 where the knobs act apart; less
-// in the lab, where one setting serves both directions).
-func (s State) atAim(r rating, aim map[Direction]float64, best float64, pol Policy) bool {
+// atAim reports whether point p's rating is at the aim in every
+// direction (a measured value within the noise, a predicted one at it:
+// it has the headroom), and its MTU's goodput reaches it (that is
+// known without noise). The aim is each direction's best rating × best,
+// the share of them one point reaches at once (1 where the knobs act
+// apart; less in the lab, where one setting serves both directions).
+func (s State) atAim(p Point, r rating, aim map[Direction]float64, best float64, pol Policy) bool {
 	for _, d := range s.Model.Dirs {
 		a := aim[d] * best
+		if s.Model.goodput(p.MTU)*(1+pol.Slack) < a*s.Model.Target(d) {
+			return false
+		}
 		if r.observed[d] != 0 {
 			a -= s.Model.TolN(d, r.n[d], 0, pol)
 		} else {
@@ -109,20 +113,26 @@ func Next(s State, pol Policy) Action {
 			aim[d] = max(aim[d], v)
 		}
 	}
-	best := 0.0
+	best := 0.0 // the share of each direction's aim one rating reaches in all
 	for _, r := range ratings {
-		best = max(best, s.joint(r, aim))
+		j := 1.0
+		for _, d := range s.Model.Dirs {
+			if aim[d] > 0 {
+				j = min(j, r.value[d]/aim[d])
+			}
+		}
+		best = max(best, j)
 	}
 	act := Action{Aim: aim}
 	pick := -1
 	for i := range pts {
-		if s.atAim(ratings[i], aim, best, pol) {
+		if s.atAim(pts[i], ratings[i], aim, best, pol) {
 			pick = i
 			break
 		}
 	}
 	for i, p := range pts { // a screening's surprise gets its full set first
-		if !s.atAim(ratings[i], aim, best, pol) && s.confirming(p, pol) != nil {
+		if !s.atAim(pts[i], ratings[i], aim, best, pol) && s.confirming(p, pol) != nil {
 			pick = i
 			break
 		}
@@ -134,18 +144,18 @@ func Next(s State, pol Policy) Action {
 	p, r := pts[pick], ratings[pick]
 	act.Point, act.Predicted = p, map[Direction]float64{}
 	for _, d := range s.Model.Dirs {
-		act.Predicted[d] = min(s.Model.Predict(p, d), s.Model.Goodput)
+		act.Predicted[d] = s.Model.Predict(p, d)
 	}
 	full := time.Duration(len(s.Model.Dirs)*pol.Trials) * pol.TrialCost(s.Model.IdleRTT)
 	switch {
 	case r.whole:
 		act.Done, act.Why = true, StopChosen
-	case s.confirming(p, pol) != nil && !s.atAim(r, aim, best, pol):
+	case s.confirming(p, pol) != nil && !s.atAim(p, r, aim, best, pol):
 		act.Kind, act.Confirm, act.Dirs = Full, true, s.confirming(p, pol)
 		if s.Spent+time.Duration(len(act.Dirs)*pol.Trials)*pol.TrialCost(s.Model.IdleRTT)+full > pol.Budget {
 			return s.outOfTime(pol, pts, ratings, aim, best, full)
 		}
-	case allObserved(r, s.Model.Dirs) || s.confirming(p, pol) != nil:
+	case r.all(s.Model.Dirs) || s.confirming(p, pol) != nil:
 		act.Kind, act.Dirs = Full, slices.Clone(s.Model.Dirs)
 		if s.Spent+full > pol.Budget {
 			act = Action{Done: true, Why: StopBudget, Aim: aim}
@@ -168,18 +178,6 @@ func Next(s State, pol Policy) Action {
 	return act
 }
 
-// joint is the share of each direction's aim a rating reaches in all
-// (no rating is above an aim, which is the best).
-func (s State) joint(r rating, aim map[Direction]float64) float64 {
-	j := 1.0
-	for _, d := range s.Model.Dirs {
-		if aim[d] > 0 {
-			j = min(j, r.value[d]/aim[d])
-		}
-	}
-	return j
-}
-
 // confirming is the directions in which p was screened short of the
 // model's prediction with a limit only a full set teaches, and has no
 // full set (nil: none).
@@ -187,7 +185,7 @@ func (s State) confirming(p Point, pol Policy) []Direction {
 	var out []Direction
 	for _, o := range s.Obs {
 		if o.Point == p && o.Kind == Screen && s.Model.fullSetLearns(o) && !s.Model.ambiguous(o, s.Obs, pol) && !s.fullAt(p, o.Dir) && !slices.Contains(out, o.Dir) &&
-			s.Model.Predict(p, o.Dir) > o.Rate*(1+s.Model.Tol(o.Dir, pol)) {
+			s.Model.Predict(p, o.Dir) > o.Rate*(1+s.Model.TolN(o.Dir, 1, 0, pol)) {
 			out = append(out, o.Dir)
 		}
 	}
@@ -201,8 +199,8 @@ func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim map[Dire
 	act := Action{Done: true, Why: StopBudget, Aim: aim}
 	for i, p := range pts {
 		switch r := ratings[i]; {
-		case !s.atAim(r, aim, best, pol):
-		case !allObserved(r, s.Model.Dirs):
+		case !s.atAim(p, r, aim, best, pol):
+		case !r.all(s.Model.Dirs):
 			act.Untried++
 		case !r.whole && s.Spent+full <= pol.Budget && act.Done:
 			act = Action{Point: p, Kind: Full, Dirs: slices.Clone(s.Model.Dirs), Aim: aim, Untried: act.Untried}
@@ -211,7 +209,7 @@ func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim map[Dire
 	return act
 }
 
-func allObserved(r rating, dirs []Direction) bool {
+func (r rating) all(dirs []Direction) bool {
 	return !slices.ContainsFunc(dirs, func(d Direction) bool { return r.observed[d] == 0 })
 }
 
@@ -234,11 +232,14 @@ func Choose(s State, pol Policy) (Point, bool) {
 			}
 		}
 	}
-	worst := func(p Point) float64 {
-		w := math.Inf(1)
+	worst := func(p Point) float64 { // what p's MTU carries at most is no noise
+		w, top := math.Inf(1), s.Model.goodput(p.MTU)*(1+pol.Slack)
 		for _, d := range s.Model.Dirs {
 			if x, _, n := s.measured(p, d); best[d] > 0 {
 				w = min(w, x/best[d]/(1-s.Model.TolN(d, n, bestN[d], pol)))
+			}
+			if top < best[d] {
+				w = min(w, top/best[d])
 			}
 		}
 		return w

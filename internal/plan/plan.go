@@ -60,13 +60,15 @@ func Acts(k Knob, bothEnds bool) []Direction {
 func acts(k Knob, d Direction, bothEnds bool) bool { return slices.Contains(Acts(k, bothEnds), d) }
 
 // Point is one setting of the grid: the buffer maxima, the congestion
-// control (its name, never "" for the default) and the host queue
-// raised ("" none: TxQueue, Backlog or Queues, where the drops of this
-// host's queues call for it).
+// control (its name, never "" for the default), the host queue raised
+// ("" none: TxQueue, Backlog or Queues, where the drops of this host's
+// queues call for it) and the interfaces' MTU raised to (0: as found;
+// a larger one where the path carries it).
 type Point struct {
 	Rmem, Wmem int64
 	CC         string
 	Queue      Knob
+	MTU        int
 }
 
 // key is p as direction d sees it: the knobs that act on d, the others
@@ -111,10 +113,16 @@ type Policy struct {
 	// (BBR's cwnd_gain, 2): behind a queue shallower than Gain − 1
 	// BDPs it overfills it.
 	Gain float64
-	// CCCost is what a change of the host's congestion control costs,
-	// in BDPs of memory: more than none, so that a control that
-	// reaches the target only by more memory still competes.
+	// CCCost is what a host-wide change (its default congestion
+	// control, an interface's MTU) costs, in BDPs of memory: more than
+	// none, so that one that reaches the target only by more memory
+	// still competes.
 	CCCost float64
+	// Slack is how far a count may run above the goodput without being
+	// more than the path carries (the sender's count runs ahead by the
+	// ACKs held up at the period's start): what a point's MTU carries at
+	// most is known without noise.
+	Slack float64
 	// MinTol and MaxTol bound a direction's noise tolerance; Spreads
 	// is how many pooled standard deviations it is.
 	MinTol, MaxTol, Spreads float64
@@ -137,9 +145,13 @@ func DefaultPolicy(n int, t, o, rtt time.Duration) Policy {
 	if rtt >= 500*time.Millisecond {
 		b = 4 * time.Minute
 	}
-	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, Gain: 2, CCCost: 1, MinTol: 0.03, MaxTol: 0.10, Spreads: 2,
+	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, Gain: 2, CCCost: 1, Slack: Slack, MinTol: 0.03, MaxTol: 0.10, Spreads: 2,
 		Trials: n, Time: t, Omit: o, SetupRTTs: 8, Budget: b}
 }
+
+// Slack is Policy.Slack's value: a trial further above the goodput
+// is a counting error, not a result (0.02–0.16% seen at 2.5 Gbit/s).
+const Slack = 0.01
 
 // TrialCost is what one trial costs: its omit, its time and the
 // round trips of its set-up.
@@ -149,7 +161,8 @@ func (p Policy) TrialCost(rtt time.Duration) time.Duration {
 
 // Grid is the search space: each maximum on rungs Rung apart in bytes,
 // fixed at the start, from the floor (the host's maxima, unless
-// AllowLower) to TopBDP, × the congestion controls.
+// AllowLower) to TopBDP, × the congestion controls, × the host queues'
+// raise and a larger MTU where the path calls for them.
 type Grid struct {
 	Rmem, Wmem []int64
 	CCs        []string
@@ -163,6 +176,8 @@ type Grid struct {
 	// it adds × the MTU).
 	Queue     Knob
 	QueueCost float64
+	// MTUs are the larger MTUs the path carries (none: the MTU stays).
+	MTUs []int
 }
 
 // NewGrid is the grid for a path of bdp bytes from the host's maxima
@@ -221,7 +236,9 @@ func (g Grid) Points() []Point {
 		for _, r := range g.Rmem {
 			for _, w := range g.Wmem {
 				for _, q := range queues {
-					out = append(out, Point{Rmem: r, Wmem: w, CC: cc, Queue: q})
+					for _, mtu := range append([]int{0}, g.MTUs...) {
+						out = append(out, Point{Rmem: r, Wmem: w, CC: cc, Queue: q, MTU: mtu})
+					}
 				}
 			}
 		}
@@ -232,10 +249,13 @@ func (g Grid) Points() []Point {
 
 // Cost is what a point costs: the memory one busy connection can reach
 // and the defaults every idle socket holds, a change of the congestion
-// control, and a host queue's raise.
+// control or the MTU, and a host queue's raise.
 func (g Grid) Cost(p Point) float64 {
 	c := float64(p.Rmem + p.Wmem + g.Idle)
 	if p.CC != g.Default {
+		c += g.CCCost * float64(g.BDP)
+	}
+	if p.MTU != 0 {
 		c += g.CCCost * float64(g.BDP)
 	}
 	if p.Queue != "" {
@@ -252,6 +272,23 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// Prior is what the model knows before any trial.
+type Prior struct {
+	Goodput  float64 // bit/s
+	Source   Source
+	IdleRTT  time.Duration
+	BothEnds bool
+	Dirs     []Direction // the directions this host controls
+	Default  string      // the congestion control trials use by default
+	// MTU is the interfaces' MTU as found; MTUs the larger ones the
+	// path carries (the grid's).
+	MTU  int
+	MTUs []int
+	// RecvShare and SendShare are the window model's shares of a buffer
+	// that become window and payload in flight (internal/window).
+	RecvShare, SendShare float64
 }
 
 // Needs is what the window model's prior needs of each buffer maximum

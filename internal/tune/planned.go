@@ -16,13 +16,11 @@ import (
 
 // planned is the model-driven search: internal/plan decides each trial
 // from a model every trial updates (Next) and the point to keep
-// (Choose); this carries the trials out. start's trials are the first
-// observations: the baseline's full set, or the screenings of the point
-// the search starts from (a host queue's raise, a larger MTU). The
-// choice returned has a full set of its own, which is its verification;
-// where none has one, it is fallback. seed are observations made before
-// (the reference profiles').
-func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate, seed []plan.Obs) (*Candidate, error) {
+// (Choose); this carries the trials out. The baseline's full set is the
+// first observation, and seed are observations made before (the
+// reference profiles'). The choice returned has a full set of its own,
+// which is its verification; where none has one, it is the baseline.
+func (r *runner) planned(ctx context.Context, base *Candidate, seed []plan.Obs) (*Candidate, error) {
 	res := r.res
 	pol := plan.DefaultPolicy(r.o.Trials, r.o.Time, r.omit, res.RTT)
 	if r.o.Budget > 0 {
@@ -32,15 +30,14 @@ func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate, 
 	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
 	grid := plan.NewGrid(res.BDP, base.RmemMax, base.WmemMax, r.congestion(), strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]), pol)
 	grid.Idle, grid.Queue, grid.QueueCost = base.Idle, r.queues.knob, r.queues.cost
+	if r.jumbo.larger > 0 {
+		grid.MTUs = []int{r.jumbo.larger}
+	}
 	r.pr.Stage("searching: a model of the path predicts where each setting gets (%s × %s = %s; rungs %.2f× apart up to %g × BDP; congestion controls %s); every trial updates it",
 		rate(res.Rate), units.FormatDuration(res.RTT), size(res.BDP), pol.Rung, pol.TopBDP, strings.Join(grid.CCs, ", "))
-	sp := plan.Point{Rmem: start.RmemMax, Wmem: start.WmemMax, CC: cmp.Or(start.Congestion, grid.Default), Queue: r.queueOf(start)}
-	cands := map[plan.Point]*Candidate{sp: start}
-	kind := plan.Full
-	if start != base {
-		kind = plan.Screen
-	}
-	obs := append(observe(start, sp, kind, 0), seed...)
+	sp := plan.Point{Rmem: base.RmemMax, Wmem: base.WmemMax, CC: grid.Default}
+	cands := map[plan.Point]*Candidate{sp: base}
+	obs := append(observe(base, sp, plan.Full, 0), seed...)
 	var m plan.Model
 	for {
 		m = plan.Fit(r.prior(), obs, pol)
@@ -80,8 +77,9 @@ func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate, 
 	pick, ok := plan.Choose(st, pol)
 	choice := cands[pick]
 	if !ok || choice == nil {
-		choice = fallback
+		choice = base
 	}
+	r.mtuOutcome(choice)
 	r.describe(cands, choice, st, pol)
 	if !r.o.AllowLower {
 		r.res.NotLowered = r.aboveNeed(base, choice, m, pol)
@@ -91,16 +89,6 @@ func (r *runner) planned(ctx context.Context, base, start, fallback *Candidate, 
 	}
 	r.explain(choice, pol.TopBDP)
 	return choice, nil
-}
-
-// queueOf is the host queue c raises ("" none).
-func (r *runner) queueOf(c *Candidate) plan.Knob {
-	for _, st := range r.queues.settings {
-		if !slices.ContainsFunc(c.Settings, func(x Setting) bool { return x.Key == st.Key && x.Value == st.Value }) {
-			return ""
-		}
-	}
-	return r.queues.knob
 }
 
 // aboveNeed lists the buffer maxima the choice keeps at the host's
@@ -122,23 +110,6 @@ func (r *runner) aboveNeed(base, choice *Candidate, m plan.Model, pol plan.Polic
 	return out
 }
 
-// reportLevers screens, with the choice's settings, the application
-// settings that may do what no setting of this host does: 4 parallel
-// streams where the congestion window held the choice short of the
-// path, and zero-copy sends too where a core ran flat out. Reported,
-// never applied.
-func (r *runner) reportLevers(ctx context.Context, choice *Candidate) error {
-	if held := r.windowHeld(choice, false); held != "" {
-		if err := r.parallelLever(ctx, choice, held); err != nil {
-			return err
-		}
-	}
-	if why := r.cpuHeld(choice); why != "" {
-		return r.cpuLevers(ctx, choice, why)
-	}
-	return nil
-}
-
 // prior is what the model knows before the search's trials: the path
 // (its goodput as it stands now: an estimated one rises with the
 // trials), the directions this host controls, and the window model's
@@ -152,7 +123,11 @@ func (r *runner) prior() plan.Prior {
 	case r.env.LinkRate() > 0:
 		src = plan.SourceLink
 	}
-	return plan.Prior{Goodput: r.res.Goodput, Source: src, IdleRTT: r.res.RTT, BothEnds: r.env.BothEnds(),
+	var mtus []int
+	if r.jumbo.larger > 0 {
+		mtus = []int{r.jumbo.larger}
+	}
+	return plan.Prior{Goodput: r.res.Goodput, Source: src, IdleRTT: r.res.RTT, BothEnds: r.env.BothEnds(), MTU: r.jumbo.found, MTUs: mtus,
 		Dirs: slices.Clone(r.res.Controllable), Default: r.congestion(), RecvShare: m.Recv, SendShare: m.Send}
 }
 
@@ -225,6 +200,9 @@ func (r *runner) pointCandidate(p plan.Point, g plan.Grid, m plan.Model) *Candid
 	if p.Queue != "" {
 		c.Settings, c.Name = append(c.Settings, r.queues.settings...), c.Name+", host queues raised"
 	}
+	if p.MTU != 0 {
+		c.Settings, c.Name = append(c.Settings, r.mtuSettings()...), fmt.Sprintf("%s, MTU %d", c.Name, p.MTU)
+	}
 	c.resolve(r.current)
 	r.res.Candidates = append(r.res.Candidates, c)
 	return c
@@ -280,23 +258,6 @@ func (r *runner) defaultCC(c *Candidate) {
 	}
 	c.Settings = append(slices.Clone(c.Settings), Setting{Key: keyCC, Value: c.Congestion, Reason: fmt.Sprintf("its full set with %s per socket was the cheapest on the plateau", c.Congestion)})
 	c.resolve(r.current)
-}
-
-// parallelLever screens the choice with 4 parallel streams where the
-// congestion window held it short of the path: an application setting,
-// measured and reported, never applied.
-func (r *runner) parallelLever(ctx context.Context, choice *Candidate, why string) error {
-	p := &Candidate{ID: "parallel-4", Origin: OriginLever, Name: shortName(choice) + " with -P 4", Source: "parallel streams (an application setting)", Settings: choice.Settings, Congestion: choice.Congestion, App: true}
-	p.resolve(r.current)
-	r.res.Candidates = append(r.res.Candidates, p)
-	r.res.Steps = append(r.res.Steps, why+": screening -P 4 (an application setting: reported, not applied)")
-	if err := r.screen(ctx, p, TrialSpec{Parallel: 4, Congestion: choice.Congestion}); err != nil {
-		return err
-	}
-	g, helped := r.helps(p, choice, r.res.Controllable)
-	r.res.Levers = append(r.res.Levers, Lever{Name: "4 parallel streams (-P 4)", Median: p.Score, Gain: g, Helped: helped})
-	p.Status = fmt.Sprintf("%.2f× the choice (an application setting: not applied)", g)
-	return nil
 }
 
 // explain names, for every direction the choice leaves short of the

@@ -158,6 +158,9 @@ func (r *Result) After() *Candidate {
 
 // AfterLabel names the end state for tables.
 func (r *Result) AfterLabel() string {
+	if r.Verify != nil && r.Verify.Name == fullSetName {
+		return r.Choice().Name + ", its full set"
+	}
 	if r.Verify != nil {
 		return r.Choice().Name + ", fresh trials"
 	}

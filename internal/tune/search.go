@@ -161,7 +161,6 @@ func (r *runner) candidate(p point, why map[string]string) *Candidate {
 		}
 		c.Settings = append(c.Settings, Setting{Key: k.key, Value: val, Reason: reason})
 	}
-	c.Settings = append(c.Settings, r.extra...)
 	c.Name = strings.Join(names, ", ")
 	c.Source = "the search: " + strings.Join(sizes, ", ")
 	c.resolve(r.current)
@@ -194,113 +193,72 @@ func (r *runner) uncontrolled() []Direction {
 	return out
 }
 
-// share is c's worst median over the judged directions both were
-// measured in, as a share of ref's (0 when there is none).
-func (r *runner) share(c, ref *Candidate) float64 {
-	f, any := 1.0, false
+// windowShort reports whether, in a direction this host controls, c's
+// congestion window (its median trial's limit) held it short of the
+// path: what parallel streams may do that no buffer does (loss, or
+// cubic growing slowly behind a shallow queue).
+func (r *runner) windowShort(c *Candidate) bool {
+	return slices.ContainsFunc(r.res.Controllable, func(d Direction) bool {
+		t, ok := medianTrial(c, d)
+		return ok && attrib.Limit(t.Limit) == attrib.Network && !r.good(c, d)
+	})
+}
+
+// coreShort is the first direction this host controls in which c fell
+// short of the path while a core of this host ran flat out in most of
+// its trials, with that core and the count (ok false: none).
+func (r *runner) coreShort(c *Candidate) (d Direction, core *cores.Load, hot, n int, ok bool) {
 	for _, d := range r.res.Controllable {
-		if s, b := c.Summary[d], ref.Summary[d]; s.N > 0 && b.N > 0 && b.Median > 0 {
-			f, any = min(f, s.Median/b.Median), true
-		}
-	}
-	if !any {
-		return 0
-	}
-	return f
-}
-
-// improves reports whether c beats base by at least minGain in some
-// judged direction both were measured in.
-func (r *runner) improves(c, base *Candidate) bool {
-	for _, d := range r.res.Controllable {
-		if x, y := c.Summary[d], base.Summary[d]; x.N > 0 && y.N > 0 && x.Median >= (1+minGain)*y.Median {
-			return true
-		}
-	}
-	return false
-}
-
-// lossy reports whether a judged direction of c was held by the
-// congestion window with retransmits.
-func (r *runner) lossy(c *Candidate) bool {
-	return r.heldBy(c, true)
-}
-
-// heldBy reports whether a judged direction of c, short of the path,
-// was held by the congestion window (with retransmits when lossy).
-func (r *runner) heldBy(c *Candidate, lossy bool) bool {
-	for _, d := range r.res.Controllable {
-		if t, ok := medianTrial(c, d); ok && attrib.Limit(t.Limit) == attrib.Network && (!lossy || t.Retransmits > 0) && !r.good(c, d) {
-			return true
-		}
-	}
-	return false
-}
-
-// lossHolds is windowHeld's reason when loss holds the window.
-const lossHolds = "loss holds the congestion window"
-
-// windowHeld says why the levers beyond buffers are worth a try: loss
-// holds the congestion window, or the window holds the flow short of
-// the path after the buffers stopped paying (cubic behind a shallow
-// queue grows slowly where BBR paces at the bottleneck); "" when
-// neither.
-func (r *runner) windowHeld(c *Candidate, lossy bool) string {
-	switch {
-	case lossy || r.lossy(c):
-		return lossHolds
-	case r.heldBy(c, false):
-		return "the congestion window holds the flow short of the path with the buffers raised"
-	}
-	return ""
-}
-
-// cpuHeld says why the levers that cut CPU per byte are worth a try: in
-// a direction the flow falls short of the path while a core of this
-// host ran flat out in most of its trials ("" when not).
-func (r *runner) cpuHeld(c *Candidate) string {
-	for _, d := range r.res.Controllable {
-		n, hot := 0, 0
-		var core *cores.Load
+		hot, n = 0, 0
 		for _, t := range c.Trials {
-			if t.Direction != d {
-				continue
-			}
-			n++
-			if t.Core != nil {
-				hot++
-				core = t.Core
+			if t.Direction == d {
+				if n++; t.Core != nil {
+					hot, core = hot+1, t.Core
+				}
 			}
 		}
 		if n > 0 && 2*hot > n && r.res.Goodput > 0 && !r.good(c, d) {
-			return fmt.Sprintf("%s: a core ran flat out in %d of %d trials (%s) short of the path", d, hot, n, core)
+			return d, core, hot, n, true
 		}
 	}
-	return ""
+	return "", nil, 0, 0, false
 }
 
-// cpuLevers tries, with the choice's buffers, the application settings
-// that cut CPU per byte or spread it over cores: 4 parallel streams and
-// zero-copy sends (-Z). They are reported, not applied (the application
-// sets them); a larger MTU, the other lever, is tune's jumbo step.
-func (r *runner) cpuLevers(ctx context.Context, choice *Candidate, why string) error {
+// reportLevers screens, with the choice's settings, the application
+// settings that may do what no setting of this host does: 4 parallel
+// streams where the congestion window held the choice short of the
+// path, and where a core ran flat out also zero-copy sends (-Z), in
+// trials of half the time (what they cut is CPU per byte, which a
+// short trial shows). Reported, never applied (the application sets
+// them); a larger MTU, the other lever for a core, is a dimension of
+// the search.
+func (r *runner) reportLevers(ctx context.Context, choice *Candidate) error {
 	res := r.res
-	r.pr.Stage("%s: trying parallel streams and zero-copy sends (trials of half the time)", why)
-	res.Steps = append(res.Steps, why+": trying -P 4 and -Z")
-	saved := r.o.Time
-	r.o.Time = max(saved/2, time.Second)
-	defer func() { r.o.Time = saved }()
-	for _, l := range []struct {
+	type lever struct {
 		id, name, lever string
 		spec            TrialSpec
-	}{
-		{"parallel-4", "with -P 4", "4 parallel streams (-P 4)", TrialSpec{Parallel: 4}},
-		{"zerocopy", "with -Z", "zero-copy sends (-Z)", TrialSpec{ZeroCopy: true}},
-	} {
-		if slices.ContainsFunc(res.Candidates, func(c *Candidate) bool { return c.ID == l.id }) {
-			continue // tried with the loss levers
+	}
+	var levers []lever
+	var why string
+	if r.windowShort(choice) {
+		why = "the congestion window holds the flow short of the path"
+		levers = append(levers, lever{"parallel-4", "with -P 4", "4 parallel streams (-P 4)", TrialSpec{Parallel: 4, Congestion: choice.Congestion}})
+	}
+	if d, core, hot, n, ok := r.coreShort(choice); ok {
+		why = fmt.Sprintf("%s: a core ran flat out in %d of %d trials (%s) short of the path", d, hot, n, core)
+		half := max(r.o.Time/2, time.Second)
+		if len(levers) == 0 {
+			levers = append(levers, lever{"parallel-4", "with -P 4", "4 parallel streams (-P 4)", TrialSpec{Parallel: 4, Congestion: choice.Congestion, Time: half}})
 		}
-		c := &Candidate{ID: l.id, Origin: OriginLever, Name: shortName(choice) + " " + l.name, Source: "CPU per byte (an application setting)", Settings: choice.Settings, App: true}
+		levers = append(levers, lever{"zerocopy", "with -Z", "zero-copy sends (-Z)", TrialSpec{ZeroCopy: true, Congestion: choice.Congestion, Time: half}})
+	}
+	if len(levers) == 0 {
+		return nil
+	}
+	r.pr.Stage("%s: screening application settings (reported, not applied)", why)
+	for _, l := range levers {
+		res.Steps = append(res.Steps, fmt.Sprintf("%s: screening %s (an application setting: reported, not applied)", why, l.lever))
+		c := &Candidate{ID: l.id, Origin: OriginLever, Name: shortName(choice) + " " + l.name, Source: "an application setting", Settings: choice.Settings, Congestion: choice.Congestion, App: true}
 		c.resolve(r.current)
 		res.Candidates = append(res.Candidates, c)
 		if err := r.screen(ctx, c, l.spec); err != nil {
@@ -308,7 +266,7 @@ func (r *runner) cpuLevers(ctx context.Context, choice *Candidate, why string) e
 		}
 		g, helped := r.helps(c, choice, r.res.Controllable)
 		res.Levers = append(res.Levers, Lever{Name: l.lever, Median: c.Score, Gain: g, Helped: helped})
-		c.Status = fmt.Sprintf("%.2f× the buffers' choice (an application setting: not applied)", g)
+		c.Status = fmt.Sprintf("%.2f× the choice (an application setting: not applied)", g)
 	}
 	return nil
 }

@@ -264,7 +264,12 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	}
 	choice := base
 	var profiles []*Candidate
-	if f := r.fullShare(base); attrib.Full(f, 1) && !o.Force {
+	if r.jumbo, err = r.probeMTU(ctx); err != nil {
+		return res, err
+	}
+	// A path that carries a larger MTU can gain even when the buffers
+	// fill it at this one: the headers' share.
+	if f := r.fullShare(base); attrib.Full(f, 1) && !o.Force && r.jumbo.larger == 0 {
 		res.AlreadyFull = true
 		res.Why = fmt.Sprintf("the baseline already reaches %.0f%% of the path's goodput (%s) in every direction this host controls: nothing to tune (--force searches anyway)", 100*f, rate(res.Goodput))
 	} else {
@@ -278,24 +283,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		if profiles, err = r.compare(ctx); err != nil {
 			return res, err
 		}
-		if choice, err = r.planned(ctx, base, base, base, r.profileObs(profiles)); err != nil {
-			return res, err
-		}
-	}
-	// A path that carries a larger MTU can gain even when the buffers
-	// fill it at this one.
-	before := choice
-	if choice, err = r.jumbo(ctx, choice); err != nil {
-		return res, err
-	}
-	if choice != before {
-		// The MTU changes what every other setting yields (the MSS, the
-		// buffers' shares, a core's cost per byte): the search goes on
-		// at the new MTU, from the point that carried it, and every
-		// point carries it.
-		r.extra = append(r.extra, mtuSettings(choice)...)
-		res.Steps = append(res.Steps, "the MTU changes what every setting yields (the MSS, the buffers' shares, a core's cost per byte): the search goes on at the new MTU")
-		if choice, err = r.planned(ctx, base, choice, choice, nil); err != nil {
+		if choice, err = r.planned(ctx, base, r.profileObs(profiles)); err != nil {
 			return res, err
 		}
 	}
@@ -365,10 +353,12 @@ func hasFullSet(c *Candidate, dirs []Direction) bool {
 	return len(dirs) > 0
 }
 
+const fullSetName = "verification (the choice's full set)"
+
 // fullSetOf is c's full set (its trials beyond the screenings) as the
 // verification.
 func fullSetOf(c *Candidate) *Candidate {
-	v := &Candidate{ID: "verify", Name: "verification (the choice's full set)", Source: c.Name, Settings: c.Settings, Origin: OriginVerify, Congestion: c.Congestion}
+	v := &Candidate{ID: "verify", Name: fullSetName, Source: c.Name, Settings: c.Settings, Origin: OriginVerify, Congestion: c.Congestion}
 	for _, t := range c.Trials {
 		if !t.Screening {
 			v.Trials = append(v.Trials, t)
@@ -461,9 +451,9 @@ type runner struct {
 	// queues is the host queues' raise, a dimension of the search's
 	// grid (set once, before it).
 	queues hostQueues
-	// extra is the MTU the search goes on at: every later search
-	// candidate carries it.
-	extra []Setting
+	// jumbo is the larger MTU the path carries, a dimension of the
+	// search's grid (set once, before it).
+	jumbo jumbo
 }
 
 // trials applies c's settings (none for the baseline), runs n trials in

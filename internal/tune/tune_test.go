@@ -1401,11 +1401,12 @@ func TestHighScreeningNeverAccepts(t *testing.T) {
 
 // At 2.5 Gbit/s the headers' share that MTU 9000 wins (3%) is inside
 // one trial's noise: the lab's first trial at MSS 8948 once read 2337
-// Mbit/s, where later ones read 2455–2483 of 2485. An inconclusive
-// first trial gets a second; a trial above the 1500-byte goodput proves
-// the gain. Where every trial stays at the 1500-byte level, the MTU
-// stays.
-func TestJumboFramesSecondTrial(t *testing.T) {
+// Mbit/s, where later ones read 2455–2483 of 2485. The MTU is a
+// dimension of the grid: a low screening refutes its point only, and a
+// full set with the MTU that carries more than any setting at 1500 can
+// (a limit known without noise) keeps it. Where every trial stays at
+// the 1500-byte level, the MTU stays.
+func TestJumboFramesNoisyTrials(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		luck []float64 // the MTU 9000 trials' factors, in order
@@ -1430,25 +1431,8 @@ func TestJumboFramesSecondTrial(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var jumbo *Candidate
-			for _, c := range res.Candidates {
-				if c.ID == "mtu-9000" {
-					jumbo = c
-				}
-			}
-			// The MTU step's own trials are its screenings (the search
-			// that goes on at the new MTU may add a full set).
-			if jumbo == nil {
-				t.Fatalf("no MTU step; steps %q", res.Steps)
-			}
-			screened := 0
-			for _, tr := range jumbo.Trials {
-				if tr.Direction == Forward && tr.Screening {
-					screened++
-				}
-			}
-			if screened != 2 {
-				t.Fatalf("the MTU step's trials: %+v; steps %q", jumbo, res.Steps)
+			if jumboTrials < 2 {
+				t.Fatalf("%d trials with MTU 9000; steps %q", jumboTrials, res.Steps)
 			}
 			kept := false
 			for _, s := range res.Choice().Settings {
