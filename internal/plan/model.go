@@ -154,12 +154,12 @@ func (m Model) overfills(o Obs, pol Policy) bool {
 }
 
 // windows learns each class's congestion-window limit per direction
-// and MTU: the mean of the trials no buffer held, with at least the
-// least buffers a full set saw it hold at (any, for a loss-based class;
-// less may keep a pacing one from overfilling a shallow queue). A
-// pacing control that overfilled it (one trial says so: the loss is a
-// mechanism) is held at what those trials carried from the least
-// payload their buffers allowed up to Gain BDPs and one beyond the holes.
+// and MTU: the rate of the trials it held and their share (the others
+// carried more), from the least buffers a full set saw it hold at (any,
+// for a loss-based class; less may keep a pacing one from overfilling
+// a shallow queue). A pacing control that overfilled (one trial says
+// so: the loss is a mechanism) is held at what those trials carried
+// from the least payload they allowed up to Gain + 1 BDPs.
 func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
