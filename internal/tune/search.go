@@ -240,15 +240,16 @@ func (r *runner) reportLevers(ctx context.Context, choice *Candidate) error {
 	}
 	var levers []lever
 	var why string
+	parallel := lever{"parallel-4", "with -P 4", "4 parallel streams (-P 4)", TrialSpec{Parallel: 4, Congestion: choice.Congestion}}
 	if r.windowShort(choice) {
-		why = "the congestion window holds the flow short of the path"
-		levers = append(levers, lever{"parallel-4", "with -P 4", "4 parallel streams (-P 4)", TrialSpec{Parallel: 4, Congestion: choice.Congestion}})
+		why, levers = "the congestion window holds the flow short of the path", append(levers, parallel)
 	}
 	if d, core, hot, n, ok := r.coreShort(choice); ok {
 		why = fmt.Sprintf("%s: a core ran flat out in %d of %d trials (%s) short of the path", d, hot, n, core)
 		half := max(r.o.Time/2, time.Second)
 		if len(levers) == 0 {
-			levers = append(levers, lever{"parallel-4", "with -P 4", "4 parallel streams (-P 4)", TrialSpec{Parallel: 4, Congestion: choice.Congestion, Time: half}})
+			parallel.spec.Time = half
+			levers = append(levers, parallel)
 		}
 		levers = append(levers, lever{"zerocopy", "with -Z", "zero-copy sends (-Z)", TrialSpec{ZeroCopy: true, Congestion: choice.Congestion, Time: half}})
 	}
