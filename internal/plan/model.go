@@ -107,8 +107,7 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 	return m
 }
 
-// dropped is the mean rate of the trials drops held (dropHeld), per
-// DropKey.
+// dropped is the mean rate of the trials drops held, per DropKey.
 func dropped(m Model, obs []Obs, pol Policy) map[DropKey]float64 {
 	sets := map[DropKey][]Obs{}
 	for _, o := range obs {
@@ -324,8 +323,7 @@ func (m Model) sendShare(cc string) float64 {
 	return min(cmp.Or(m.Send[cc], m.Writer, m.SendShare), m.SendShare)
 }
 
-// mirror is the direction that stands for d where d has learned nothing:
-// in the lab both ends are alike ("" elsewhere).
+// mirror stands for d where d learned nothing: in the lab the ends are alike.
 func (m Model) mirror(d Direction) Direction {
 	if !m.BothEnds {
 		return ""
@@ -333,8 +331,7 @@ func (m Model) mirror(d Direction) Direction {
 	return map[Direction]Direction{Forward: Reverse, Reverse: Forward}[d]
 }
 
-// at is what mp holds for d, or in the lab for its mirror (a ceiling,
-// a class's window limit).
+// at is what mp holds for d, or in the lab for its mirror.
 func at[V any](m Model, mp map[At]V, d At) (V, bool) {
 	v, ok := mp[d]
 	if !ok {
@@ -364,21 +361,18 @@ func (m Model) goodput(mtu int) float64 {
 	return m.Goodput
 }
 
-// Predict is the rate the model expects at p in direction d, without
-// the path's cap: the window each buffer of this host that acts on d
-// allows over the idle RTT, a congestion window's limit for p's
-// control, what drops in this host's queues left it, and the
-// direction's ceiling.
+// Predict is the rate the model expects at p in direction d (predict's
+// two parts' least).
 func (m Model) Predict(p Point, d Direction) float64 {
 	w, c := m.predict(p, d)
 	return min(w, c)
 }
 
-// predict is Predict in its two parts: what the buffers allow (win,
-// whose share a trial may yet show smaller: a prediction takes the
-// noise as headroom on it) and what holds the flow whatever the
-// buffers (caps: a control's window limit, its response to random loss,
-// the direction's ceiling).
+// predict is what the buffers of this host acting on d allow over the
+// idle RTT (win: a trial may yet show their share smaller, so a
+// prediction takes the noise as headroom on it), and what holds the flow
+// whatever the buffers (caps: a control's window limit, its response to
+// random loss, this host's queues' drops, the ceiling, the goodput).
 func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	win, caps = math.Inf(1), math.Inf(1)
 	idle := m.IdleRTT.Seconds()

@@ -15,7 +15,7 @@ type rating struct {
 	value    map[Direction]float64
 	observed map[Direction]Kind // 0 = predicted
 	n        map[Direction]int  // the trials behind an observed value
-	whole    bool               // a full set at the point itself, every direction
+	whole    bool               // a full set at the point's key, every direction
 }
 
 // measured is the rate at p in d: the mean of the full sets' trials at
@@ -62,7 +62,7 @@ func (s State) rate(p Point, pol Policy) rating {
 		default:
 			r.value[d] = min(1, x/t)
 		}
-		r.whole = r.whole && s.fullAt(p, d)
+		r.whole = r.whole && s.FullAt(p, d)
 	}
 	return r
 }
@@ -91,9 +91,12 @@ func (s State) atAim(p Point, r rating, aim map[Direction]float64, best float64,
 	return true
 }
 
-// fullAt reports whether p itself (not only its key) has a full set in d.
-func (s State) fullAt(p Point, d Direction) bool {
-	return slices.ContainsFunc(s.Obs, func(o Obs) bool { return o.Point == p && o.Dir == d && o.Kind == Full })
+// FullAt reports whether p's key in d has a full set: trials at points
+// with the same knobs acting on d sample one thing (against a peer,
+// reverse at the host's tcp_rmem is the baseline's whatever it sends).
+func (s State) FullAt(p Point, d Direction) bool {
+	k := p.key(d, s.Model.BothEnds)
+	return slices.ContainsFunc(s.Obs, func(o Obs) bool { return o.Dir == d && o.Kind == Full && o.Point.key(d, s.Model.BothEnds) == k })
 }
 
 // Next is what to measure next: the cheapest point the model rates at
@@ -125,16 +128,12 @@ func Next(s State, pol Policy) Action {
 	}
 	act := Action{Aim: aim}
 	pick := -1
-	for i := range pts {
-		if s.atAim(pts[i], ratings[i], aim, best, pol) {
-			pick = i
-			break
-		}
-	}
 	for i, p := range pts { // a screening's surprise gets its full set first
-		if !s.atAim(pts[i], ratings[i], aim, best, pol) && s.confirming(p, pol) != nil {
+		if at := s.atAim(p, ratings[i], aim, best, pol); !at && s.confirming(p, pol) != nil {
 			pick = i
 			break
+		} else if at && pick < 0 {
+			pick = i
 		}
 	}
 	if pick < 0 {
@@ -156,8 +155,8 @@ func Next(s State, pol Policy) Action {
 			return s.outOfTime(pol, pts, ratings, aim, best, full)
 		}
 	case r.all(s.Model.Dirs) || s.confirming(p, pol) != nil:
-		act.Kind, act.Dirs = Full, slices.Clone(s.Model.Dirs)
-		if s.Spent+full > pol.Budget {
+		act.Kind, act.Dirs = Full, s.lacking(p)
+		if s.Spent+time.Duration(len(act.Dirs)*pol.Trials)*pol.TrialCost(s.Model.IdleRTT) > pol.Budget {
 			act = Action{Done: true, Why: StopBudget, Aim: aim}
 		}
 	default:
@@ -184,7 +183,7 @@ func Next(s State, pol Policy) Action {
 func (s State) confirming(p Point, pol Policy) []Direction {
 	var out []Direction
 	for _, o := range s.Obs {
-		if o.Point == p && o.Kind == Screen && s.Model.fullSetLearns(o) && !s.Model.ambiguous(o, s.Obs, pol) && !s.fullAt(p, o.Dir) && !slices.Contains(out, o.Dir) &&
+		if o.Point == p && o.Kind == Screen && s.Model.fullSetLearns(o) && !s.Model.ambiguous(o, s.Obs, pol) && !s.FullAt(p, o.Dir) && !slices.Contains(out, o.Dir) &&
 			s.Model.Predict(p, o.Dir) > o.Rate*(1+s.Model.TolN(o.Dir, 1, 0, pol)) {
 			out = append(out, o.Dir)
 		}
@@ -203,19 +202,25 @@ func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim map[Dire
 		case !r.all(s.Model.Dirs):
 			act.Untried++
 		case !r.whole && s.Spent+full <= pol.Budget && act.Done:
-			act = Action{Point: p, Kind: Full, Dirs: slices.Clone(s.Model.Dirs), Aim: aim, Untried: act.Untried}
+			act = Action{Point: p, Kind: Full, Dirs: s.lacking(p), Aim: aim, Untried: act.Untried}
 		}
 	}
 	return act
+}
+
+// lacking is the directions this host controls in which p's key has no
+// full set: those p's full set runs.
+func (s State) lacking(p Point) []Direction {
+	return slices.DeleteFunc(slices.Clone(s.Model.Dirs), func(d Direction) bool { return s.FullAt(p, d) })
 }
 
 func (r rating) all(dirs []Direction) bool {
 	return !slices.ContainsFunc(dirs, func(d Direction) bool { return r.observed[d] == 0 })
 }
 
-// Choose is the point to keep: among the points with a full set of
-// their own in every direction (the baseline's included), the cheapest
-// whose rate in each direction (the mean of the full sets at its key) is
+// Choose is the point to keep: among the points with a full set at
+// their key in every direction (FullAt; the baseline's included), the
+// cheapest whose rate in each direction (the mean of those sets) is
 // within the noise of the best such rate there; where none is, the
 // one nearest the best in its worst direction. ok is false when no
 // point has a full set.

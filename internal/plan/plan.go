@@ -89,6 +89,12 @@ func (p Point) key(d Direction, bothEnds bool) Point {
 	return p
 }
 
+// Alike reports whether trials at a and b in direction d sample one
+// thing: the knobs that act on d are the same at both.
+func (m Model) Alike(a, b Point, d Direction) bool {
+	return a.key(d, m.BothEnds) == b.key(d, m.BothEnds)
+}
+
 // Paces reports whether a congestion control paces at the bottleneck
 // it measures rather than cutting its window at each loss (BBR).
 func Paces(cc string) bool { return len(cc) >= 3 && cc[:3] == "bbr" }

@@ -167,6 +167,33 @@ func TestNext(t *testing.T) {
 	}
 }
 
+// Against a peer a full set runs only the directions whose key has
+// none: reverse at the host's tcp_rmem is the baseline's, whatever this
+// host sends with, and the choice's full set there is the baseline's.
+func TestFullSetWhereItsKeyLacksOne(t *testing.T) {
+	p, g := pol(), grid(pol())
+	obs := append(full(g.Base, Forward, attrib.SendBuffer, 430e6), full(g.Base, Reverse, attrib.PathFull, 0.99*gp)...)
+	st := State{Grid: g, Model: Fit(prior(false), obs, p), Obs: obs}
+	a := Next(st, p)
+	if a.Kind != Screen || !slices.Equal(a.Dirs, []Direction{Forward}) || a.Point.Rmem != g.Base.Rmem {
+		t.Fatalf("first action %+v, want a screening of forward at the host's tcp_rmem", a)
+	}
+	obs = append(obs, held(a.Point, Forward, Screen, attrib.PathFull, 0.99*gp))
+	st = State{Grid: g, Model: Fit(prior(false), obs, p), Obs: obs}
+	b := Next(st, p)
+	if b.Kind != Full || b.Point != a.Point || !slices.Equal(b.Dirs, []Direction{Forward}) {
+		t.Fatalf("after a full screening: %+v, want its full set in forward only", b)
+	}
+	obs = append(obs, full(a.Point, Forward, attrib.PathFull, 0.99*gp)...)
+	st = State{Grid: g, Model: Fit(prior(false), obs, p), Obs: obs}
+	if c := Next(st, p); !c.Done || c.Why != StopChosen {
+		t.Fatalf("after forward's full set: %+v, want done", c)
+	}
+	if ch, ok := Choose(st, p); !ok || ch != a.Point {
+		t.Errorf("chose %+v, want %+v", ch, a.Point)
+	}
+}
+
 // Choose takes the cheapest point on the plateau, never one measured
 // only by screenings, and a screening added never changes it.
 func TestChoose(t *testing.T) {

@@ -19,7 +19,7 @@ const longRTT = 300 * time.Millisecond
 // compare measures the reference profiles: what each would set, and
 // one short trial each in the first judged direction (full trials in
 // every direction with Options.Compare). They are never chosen; their
-// trials are the search's first observations (profileObs), and rank
+// trials are the search's first observations (profilePoints), and rank
 // describes them once the search is done. It returns those it measured.
 func (r *runner) compare(ctx context.Context) ([]*Candidate, error) {
 	res := r.res
@@ -90,12 +90,20 @@ func (r *runner) rank(active []*Candidate) {
 	}
 }
 
-// profileObs is the measured profiles' trials as observations of the
-// grid's knobs: a profile that sets nothing beyond the buffers and the
+// sampled is a candidate whose trials observe a point of the grid's
+// knobs, as kind.
+type sampled struct {
+	p    plan.Point
+	c    *Candidate
+	kind plan.Kind
+}
+
+// profilePoints is the measured profiles as observations of the grid's
+// knobs: a profile that sets nothing beyond the buffers and the
 // congestion control is a point (off the grid's rungs, screened); a gain
 // from any other key is reported, not chased.
-func (r *runner) profileObs(active []*Candidate) []plan.Obs {
-	var out []plan.Obs
+func (r *runner) profilePoints(active []*Candidate) []sampled {
+	var out []sampled
 	for _, c := range active {
 		cc, onGrid := r.congestion(), true
 		for _, s := range c.Settings {
@@ -112,7 +120,7 @@ func (r *runner) profileObs(active []*Candidate) []plan.Obs {
 			kind = plan.Full
 		}
 		if onGrid && len(c.Trials) > 0 {
-			out = append(out, observe(c, plan.Point{Rmem: c.RmemMax, Wmem: c.WmemMax, CC: cc}, kind, 0)...)
+			out = append(out, sampled{plan.Point{Rmem: c.RmemMax, Wmem: c.WmemMax, CC: cc}, c, kind})
 		}
 	}
 	return out

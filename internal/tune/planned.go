@@ -17,10 +17,12 @@ import (
 // planned is the model-driven search: internal/plan decides each trial
 // from a model every trial updates (Next) and the point to keep
 // (Choose); this carries the trials out. The baseline's full set is the
-// first observation, and seed are observations made before (the
-// reference profiles'). The choice returned has a full set of its own,
-// which is its verification; where none has one, it is the baseline.
-func (r *runner) planned(ctx context.Context, base *Candidate, seed []plan.Obs) (*Candidate, error) {
+// first observation, and seed are candidates measured before (the
+// reference profiles). It returns the choice (the baseline where no
+// point has a full set) and its full set, which is its verification:
+// per direction the full sets at its key, its own or, where the choice
+// changes no knob that acts on a direction, another point's (nil: none).
+func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (*Candidate, *Candidate, error) {
 	res := r.res
 	pol := plan.DefaultPolicy(r.o.Trials, r.o.Time, r.omit, res.RTT)
 	if r.o.Budget > 0 {
@@ -37,11 +39,16 @@ func (r *runner) planned(ctx context.Context, base *Candidate, seed []plan.Obs) 
 		rate(res.Rate), units.FormatDuration(res.RTT), size(res.BDP), pol.Rung, pol.TopBDP, strings.Join(grid.CCs, ", "))
 	sp := plan.Point{Rmem: base.RmemMax, Wmem: base.WmemMax, CC: grid.Default}
 	cands := map[plan.Point]*Candidate{sp: base}
-	obs := append(observe(base, sp, plan.Full, 0), seed...)
+	all := append([]sampled{{sp, base, plan.Full}}, seed...)
+	var obs []plan.Obs
+	for _, a := range all {
+		obs = append(obs, observe(a.c, a.p, a.kind, 0)...)
+	}
 	var m plan.Model
 	for {
 		m = plan.Fit(r.prior(), obs, pol)
-		act := plan.Next(plan.State{Grid: grid, Model: m, Obs: obs, Spent: r.spent()}, pol)
+		st := plan.State{Grid: grid, Model: m, Obs: obs, Spent: r.spent()}
+		act := plan.Next(st, pol)
 		if act.Done {
 			res.Steps = append(res.Steps, stopLine(act, m))
 			break
@@ -49,17 +56,18 @@ func (r *runner) planned(ctx context.Context, base *Candidate, seed []plan.Obs) 
 		c := cands[act.Point]
 		if c == nil {
 			c = r.pointCandidate(act.Point, grid, m)
-			cands[act.Point] = c
+			cands[act.Point], all = c, append(all, sampled{act.Point, c, plan.Full})
 		}
 		n, what, dirs := 1, "screen", act.Dirs
 		switch {
 		case act.Confirm:
 			n, what = r.o.Trials, "full set (confirming its screening's limit)"
 		case act.Kind == plan.Full:
-			// A full set runs every direction: one this host does not
-			// control is measured for the report (its drift), never
-			// judged.
-			n, what, dirs = r.o.Trials, "full set", r.o.Directions
+			// A full set runs the directions whose key lacks one: also
+			// one this host does not control, for the report (its
+			// drift), never judged.
+			n, what = r.o.Trials, "full set"
+			dirs = append(dirs, slices.DeleteFunc(r.uncontrolled(), func(d Direction) bool { return st.FullAt(act.Point, d) })...)
 		}
 		res.Steps = append(res.Steps, fmt.Sprintf("%s: %s — %s", what, c.Name, predicted(act, m)))
 		if act.Kind == plan.Full && !act.Confirm {
@@ -68,27 +76,52 @@ func (r *runner) planned(ctx context.Context, base *Candidate, seed []plan.Obs) 
 		from := len(c.Trials)
 		for _, d := range dirs {
 			if err := r.trials(ctx, c, n, []Direction{d}, TrialSpec{Congestion: c.Congestion}); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		obs = append(obs, observe(c, act.Point, act.Kind, from)...)
 	}
 	st := plan.State{Grid: grid, Model: m, Obs: obs, Spent: r.spent()}
 	pick, ok := plan.Choose(st, pol)
+	if !ok {
+		pick = sp
+	}
 	choice := cands[pick]
-	if !ok || choice == nil {
-		choice = base
+	if choice == nil { // its directions' full sets ran at points with the same knobs acting
+		choice = r.pointCandidate(pick, grid, m)
+		cands[pick] = choice
 	}
-	r.mtuOutcome(choice)
 	r.describe(cands, choice, st, pol)
-	if !r.o.AllowLower {
-		r.res.NotLowered = r.aboveNeed(base, choice, m, pol)
-	}
 	if choice.Congestion != "" {
 		r.defaultCC(choice)
 	}
-	r.explain(choice, pol.TopBDP)
-	return choice, nil
+	v := r.fullSet(choice, pick, all, m)
+	r.mtuOutcome(v)
+	if !r.o.AllowLower {
+		r.res.NotLowered = r.aboveNeed(base, choice, m, pol)
+	}
+	r.explain(v, pol.TopBDP)
+	return choice, v, nil
+}
+
+const fullSetName = "verification (the choice's full set)"
+
+// fullSet is the verification of choice, at point p: per direction, the
+// full sets' trials at p's key there (trials at points with the same
+// knobs acting on a direction sample one thing: Choose judged p by
+// them).
+func (r *runner) fullSet(choice *Candidate, p plan.Point, all []sampled, m plan.Model) *Candidate {
+	v := &Candidate{ID: "verify", Name: fullSetName, Source: choice.Name, Settings: choice.Settings, Origin: OriginVerify, Congestion: choice.Congestion}
+	for _, d := range r.o.Directions {
+		for _, a := range all {
+			if a.kind == plan.Full && m.Alike(a.p, p, d) {
+				v.Trials = append(v.Trials, slices.DeleteFunc(slices.Clone(a.c.Trials), func(t Trial) bool { return t.Direction != d || t.Screening })...)
+			}
+		}
+	}
+	v.RmemMax, v.WmemMax, v.RmemDefault, v.WmemDefault, v.Memory, v.Idle, v.Cost = choice.RmemMax, choice.WmemMax, choice.RmemDefault, choice.WmemDefault, choice.Memory, choice.Idle, choice.Cost
+	v.summarize(directionsOf(v.Trials), nil)
+	return v
 }
 
 // aboveNeed lists the buffer maxima the choice keeps at the host's

@@ -232,8 +232,11 @@ func (r *runner) coreShort(c *Candidate) (d Direction, core *cores.Load, hot, n 
 // short trial shows). Reported, never applied (the application sets
 // them); a larger MTU, the other lever for a core, is a dimension of
 // the search.
-func (r *runner) reportLevers(ctx context.Context, choice *Candidate) error {
+func (r *runner) reportLevers(ctx context.Context, choice, measured *Candidate) error {
 	res := r.res
+	if measured == nil {
+		measured = choice
+	}
 	type lever struct {
 		id, name, lever string
 		spec            TrialSpec
@@ -241,10 +244,10 @@ func (r *runner) reportLevers(ctx context.Context, choice *Candidate) error {
 	var levers []lever
 	var why string
 	parallel := lever{"parallel-4", "with -P 4", "4 parallel streams (-P 4)", TrialSpec{Parallel: 4, Congestion: choice.Congestion}}
-	if r.windowShort(choice) {
+	if r.windowShort(measured) {
 		why, levers = "the congestion window holds the flow short of the path", append(levers, parallel)
 	}
-	if d, core, hot, n, ok := r.coreShort(choice); ok {
+	if d, core, hot, n, ok := r.coreShort(measured); ok {
 		why = fmt.Sprintf("%s: a core ran flat out in %d of %d trials (%s) short of the path", d, hot, n, core)
 		half := max(r.o.Time/2, time.Second)
 		if len(levers) == 0 {
@@ -265,7 +268,7 @@ func (r *runner) reportLevers(ctx context.Context, choice *Candidate) error {
 		if err := r.screen(ctx, c, l.spec); err != nil {
 			return err
 		}
-		g, helped := r.helps(c, choice, r.res.Controllable)
+		g, helped := r.helps(c, measured, r.res.Controllable)
 		res.Levers = append(res.Levers, Lever{Name: l.lever, Median: c.Score, Gain: g, Helped: helped})
 		c.Status = fmt.Sprintf("%.2f× the choice (an application setting: not applied)", g)
 	}

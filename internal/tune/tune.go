@@ -262,7 +262,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		res.Why = "nothing this host can change limits the transfer: " + r.peerOnly()
 		return res, nil
 	}
-	choice := base
+	choice, v := base, (*Candidate)(nil)
 	var profiles []*Candidate
 	if r.jumbo, err = r.probeMTU(ctx); err != nil {
 		return res, err
@@ -283,14 +283,14 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		if profiles, err = r.compare(ctx); err != nil {
 			return res, err
 		}
-		if choice, err = r.planned(ctx, base, r.profileObs(profiles)); err != nil {
+		if choice, v, err = r.planned(ctx, base, r.profilePoints(profiles)); err != nil {
 			return res, err
 		}
 	}
 	if !res.AlreadyFull {
 		// What is reported, not applied, after the search's budget: the
 		// application's levers; and how the profiles compare.
-		if err := r.reportLevers(ctx, choice); err != nil {
+		if err := r.reportLevers(ctx, choice, v); err != nil {
 			return res, err
 		}
 		r.rank(profiles)
@@ -300,9 +300,6 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 			pm.MSSBefore = t.MSS
 		}
 	}
-	if !o.AllowLower {
-		choice = r.keepMaxima(choice, base)
-	}
 	res.ChoiceID = choice.ID
 	if choice == base {
 		if res.Why == "" {
@@ -311,10 +308,8 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		return res, nil
 	}
 	res.AlreadyFull = false
-	var v *Candidate
-	if hasFullSet(choice, res.Controllable) {
+	if v != nil && hasFullSet(v, res.Controllable) {
 		// Only full sets accept: the choice's is its verification.
-		v = fullSetOf(choice)
 		res.Steps = append(res.Steps, "the choice's full set is its verification")
 	} else {
 		pr.Stage("verifying %s with %s per direction, fresh", choice.Name, r.trialCount())
@@ -351,22 +346,6 @@ func hasFullSet(c *Candidate, dirs []Direction) bool {
 		}
 	}
 	return len(dirs) > 0
-}
-
-const fullSetName = "verification (the choice's full set)"
-
-// fullSetOf is c's full set (its trials beyond the screenings) as the
-// verification.
-func fullSetOf(c *Candidate) *Candidate {
-	v := &Candidate{ID: "verify", Name: fullSetName, Source: c.Name, Settings: c.Settings, Origin: OriginVerify, Congestion: c.Congestion}
-	for _, t := range c.Trials {
-		if !t.Screening {
-			v.Trials = append(v.Trials, t)
-		}
-	}
-	v.RmemMax, v.WmemMax, v.RmemDefault, v.WmemDefault, v.Memory, v.Idle, v.Cost = c.RmemMax, c.WmemMax, c.RmemDefault, c.WmemDefault, c.Memory, c.Idle, c.Cost
-	v.summarize(directionsOf(v.Trials), nil)
-	return v
 }
 
 func directionsOf(ts []Trial) []Direction {

@@ -621,6 +621,14 @@ func TestSearchStockPeer(t *testing.T) {
 		if c.Origin == OriginSearch && c.RmemMax > 33554432 {
 			t.Errorf("%s raised rmem past 32 MiB for an unseen limit", c.ID)
 		}
+		// Reverse at the host's tcp_rmem is the baseline's whatever this
+		// host sends with: its full set is not run again.
+		if c.Origin == OriginSearch && c.RmemMax == 33554432 && c.Runs(Reverse) > 0 {
+			t.Errorf("%s ran reverse again at the baseline's tcp_rmem", c.ID)
+		}
+	}
+	if v, b := res.Verify, res.Baseline(); v == nil || v.Runs(Reverse) != b.Runs(Reverse) || v.Summary[Reverse].Median != b.Summary[Reverse].Median {
+		t.Errorf("the verification's reverse is not the baseline's full set (%d trials)", v.Runs(Reverse))
 	}
 }
 
