@@ -120,9 +120,13 @@ func sysctls(kvs []KV) []KV {
 	return out
 }
 
+// DefaultBackupDir is where apply keeps its backups unless
+// TCPTUNE_STATE_DIR says otherwise.
+const DefaultBackupDir = "/var/lib/tcptune/backups"
+
 func (o *Options) defaults() {
 	if o.BackupDir == "" {
-		o.BackupDir = "/var/lib/tcptune/backups"
+		o.BackupDir = DefaultBackupDir
 	}
 	if o.SysctlD == "" {
 		o.SysctlD = "/etc/sysctl.d"

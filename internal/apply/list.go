@@ -88,3 +88,38 @@ func (o Options) FromEnv(getenv func(string) string) (Options, error) {
 	}
 	return o, nil
 }
+
+// Run is one apply as the command line makes it: under the host's apply
+// lock (a dry run writes nothing and takes none), its outcome with the
+// files that override the persisted keys at boot. wrote reports whether
+// anything was written: an error after that leaves changes to print.
+func Run(kvs []KV, o Options) (out Outcome, wrote bool, err error) {
+	if !o.DryRun {
+		unlock, err := Lock(o)
+		if err != nil {
+			return Outcome{}, false, err
+		}
+		defer unlock()
+	}
+	b, changes, err := Apply(kvs, o)
+	out = Applied(b, changes, o.DryRun)
+	if o.Persist {
+		out.Overrides = Overrides(kvs, o)
+	}
+	return out, b != nil, err
+}
+
+// Undo is one rollback as the command line makes it: under the host's
+// apply lock.
+func Undo(id string, o Options) (Outcome, error) {
+	unlock, err := Lock(o)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer unlock()
+	b, err := Rollback(id, o)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return RolledBack(b), nil
+}

@@ -93,34 +93,44 @@ buffer, the network, or the CPU.`,
 			if f.r.Host == "" {
 				return errors.New("-c/--client: accepts the server's host name or address (required)")
 			}
-			if logfile != "" {
-				w, err := daemon.OpenLog(logfile)
-				if err != nil {
-					return err
-				}
-				defer w.Close()
-				cmd.SetOut(w)
-				cmd.SetErr(w)
-				// As iperf3: the error goes to the log too.
-				err = runBench(cmd.Context(), cmd, f)
-				var sig endedBySignal
-				switch {
-				case errors.As(err, &sig):
-					fmt.Fprintf(w, "tcptune: %v\n", sig.error)
-					return nil
-				case err != nil:
-					fmt.Fprintf(w, "tcptune: error - %v\n", err)
-					return exitCode(1)
-				}
-				return nil
-			}
-			return runBench(cmd.Context(), cmd, f)
+			return withLog(cmd, logfile, "tcptune", func() error { return runBench(cmd.Context(), cmd, f) })
 		},
 	}
 	cmd.Flags().StringVarP(&f.r.Host, "client", "c", "", "server host to connect to (required)")
 	cmd.Flags().StringVar(&logfile, "logfile", "", "send output (and errors) to this file, appending (as iperf3's --logfile)")
 	f.register(cmd.Flags())
 	return cmd
+}
+
+// withLog runs run with its output appended to file ("" none), and its
+// error too, as iperf3's --logfile: printed there as Main prints it to
+// stderr (name: error - ...), with the exit status Main would give.
+func withLog(cmd *cobra.Command, file, name string, run func() error) error {
+	if file == "" {
+		return run()
+	}
+	w, err := daemon.OpenLog(file)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	cmd.SetOut(w)
+	cmd.SetErr(w)
+	err = run()
+	var sig endedBySignal
+	switch {
+	case errors.As(err, &sig):
+		fmt.Fprintf(w, "%s: %v\n", name, sig.error)
+		return nil
+	case err != nil:
+		var code exitCode
+		if !errors.As(err, &code) {
+			fmt.Fprintf(w, "%s: error - %v\n", name, err)
+			code = 1
+		}
+		return code
+	}
+	return nil
 }
 
 func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {

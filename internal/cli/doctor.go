@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 
 	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/doctor"
 	"github.com/tcptune/tcptune/internal/flagx"
 )
@@ -40,10 +42,7 @@ entries), the evidence, what to do ("→") and the command that does it
 				if err != nil {
 					return err
 				}
-				h.Backups = ao.BackupDir
-				if h.Backups == "" {
-					h.Backups = "/var/lib/tcptune/backups"
-				}
+				h.Backups = cmp.Or(ao.BackupDir, apply.DefaultBackupDir)
 			}
 			res, err := doctor.Run(h)
 			if err != nil {

@@ -49,46 +49,7 @@ func newIperf3Cmd(args []string) *cobra.Command {
 				}
 				return nil
 			}
-			if pf.logfile != "" {
-				f, err := daemon.OpenLog(pf.logfile)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				cmd.SetOut(f)
-				cmd.SetErr(f)
-			}
-			if pf.pidfile != "" {
-				remove, err := daemon.WritePIDFile(pf.pidfile)
-				if err != nil {
-					return err
-				}
-				defer remove()
-			}
-			switch {
-			case serverMode && b.r.Host != "":
-				return errors.New("-s and -c: choose one")
-			case serverMode:
-				if pf.serverLimit != "" {
-					return errors.New("--server-bitrate-limit: not supported by tcptune (its limits are --max-tests and --server-max-duration)")
-				}
-				if pf.idleTimeout > 0 {
-					fmt.Fprintln(cmd.ErrOrStderr(), "warning: --idle-timeout: not supported by tcptune (every network read has its own deadline); ignored")
-				}
-				if b.compat.timestamps != "" && !b.json {
-					cmd.SetOut(&report.PrefixWriter{W: cmd.OutOrStdout(), Stamp: b.compat.timestamps})
-				}
-				s.port, s.bind, s.json, s.interval, s.format = b.r.Port, b.r.Bind, b.json, b.r.Interval, b.r.Format
-				s.auth.pkcs1 = b.auth.pkcs1
-				o, err := s.options(cmd)
-				if err != nil {
-					return err
-				}
-				return server.New(o).ListenAndServe(cmd.Context())
-			case b.r.Host != "":
-				return runBench(cmd.Context(), cmd, b)
-			}
-			return errors.New("parameter error - must either be a client (-c) or server (-s)")
+			return withLog(cmd, pf.logfile, "iperf3", func() error { return runIperf3(cmd, b, s, pf, serverMode) })
 		},
 	}
 	fs := cmd.Flags()
@@ -117,4 +78,40 @@ func daemonSupport() string {
 		return "not supported"
 	}
 	return "supported"
+}
+
+// runIperf3 runs the drop-in's server or client once its process flags
+// are handled.
+func runIperf3(cmd *cobra.Command, b *benchFlags, s *serveFlags, pf *iperf3Flags, serverMode bool) error {
+	if pf.pidfile != "" {
+		remove, err := daemon.WritePIDFile(pf.pidfile)
+		if err != nil {
+			return err
+		}
+		defer remove()
+	}
+	switch {
+	case serverMode && b.r.Host != "":
+		return errors.New("-s and -c: choose one")
+	case serverMode:
+		if pf.serverLimit != "" {
+			return errors.New("--server-bitrate-limit: not supported by tcptune (its limits are --max-tests and --server-max-duration)")
+		}
+		if pf.idleTimeout > 0 {
+			fmt.Fprintln(cmd.ErrOrStderr(), "warning: --idle-timeout: not supported by tcptune (every network read has its own deadline); ignored")
+		}
+		if b.compat.timestamps != "" && !b.json {
+			cmd.SetOut(&report.PrefixWriter{W: cmd.OutOrStdout(), Stamp: b.compat.timestamps})
+		}
+		s.port, s.bind, s.json, s.interval, s.format = b.r.Port, b.r.Bind, b.json, b.r.Interval, b.r.Format
+		s.auth.pkcs1 = b.auth.pkcs1
+		o, err := s.options(cmd)
+		if err != nil {
+			return err
+		}
+		return server.New(o).ListenAndServe(cmd.Context())
+	case b.r.Host != "":
+		return runBench(cmd.Context(), cmd, b)
+	}
+	return errors.New("parameter error - must either be a client (-c) or server (-s)")
 }

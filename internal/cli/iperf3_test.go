@@ -97,14 +97,18 @@ func TestStrftime(t *testing.T) {
 	}
 }
 
-// bench --logfile appends the report and the error to the file, as
-// iperf3's --logfile does, and exits 1 on the error.
+// bench --logfile, and tcptune as iperf3 with --logfile, append the
+// report and the error to the file, as iperf3's --logfile does, and
+// exit 1 on the error.
 func TestBenchLogfile(t *testing.T) {
-	log := t.TempDir() + "/bench.log"
-	var out, errOut bytes.Buffer
-	code := Main([]string{"tcptune", "bench", "-c", "127.0.0.1", "-p", "1", "--logfile", log}, &out, &errOut)
-	b, _ := os.ReadFile(log)
-	if code != 1 || out.Len() != 0 || errOut.Len() != 0 || !strings.Contains(string(b), "Connecting to host 127.0.0.1, port 1\ntcptune: error - unable to connect") {
-		t.Errorf("exit %d, stdout %q, stderr %q, log %q", code, out.String(), errOut.String(), b)
+	for _, args := range [][]string{{"tcptune", "bench"}, {"/usr/bin/iperf3"}} {
+		log := t.TempDir() + "/bench.log"
+		var out, errOut bytes.Buffer
+		code := Main(append(args, "-c", "127.0.0.1", "-p", "1", "--logfile", log), &out, &errOut)
+		b, _ := os.ReadFile(log)
+		want := "Connecting to host 127.0.0.1, port 1\n" + strings.TrimPrefix(args[0], "/usr/bin/") + ": error - unable to connect"
+		if code != 1 || out.Len() != 0 || errOut.Len() != 0 || !strings.Contains(string(b), want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q, log %q", args, code, out.String(), errOut.String(), b)
+		}
 	}
 }

@@ -145,20 +145,10 @@ func newApplyCmd() *cobra.Command {
 				return err
 			}
 			o.Force = force
-			if !dry {
-				unlock, err := apply.Lock(o)
-				if err != nil {
-					return err
-				}
-				defer unlock()
-			}
-			b, changes, err := apply.Apply(kvs, o)
-			out, w := apply.Applied(b, changes, dry), cmd.OutOrStdout()
-			if persist {
-				out.Overrides = apply.Overrides(kvs, o)
-			}
+			out, wrote, err := apply.Run(kvs, o)
+			w := cmd.OutOrStdout()
 			switch {
-			case err != nil && b == nil:
+			case err != nil && !wrote:
 				return err // refused before anything was written
 			case err != nil:
 				out.WriteChanges(w)
@@ -210,19 +200,14 @@ func newRollbackCmd() *cobra.Command {
 				id = args[0]
 			}
 			o.Force, o.Again, o.IgnoreDrift = force, again, ignoreDrift
-			unlock, err := apply.Lock(o)
-			if err != nil {
+			out, err := apply.Undo(id, o)
+			switch {
+			case err != nil:
 				return err
+			case asJSON:
+				return writeJSON(w, out)
 			}
-			defer unlock()
-			b, err := apply.Rollback(id, o)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(w, apply.RolledBack(b))
-			}
-			apply.RolledBack(b).WriteRolledBack(w)
+			out.WriteRolledBack(w)
 			return nil
 		},
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -53,17 +52,14 @@ func (f *linkFlags) config(name string) (lab.Config, error) {
 	if (f.schedule != "" || f.trace != "") && f.fs.Changed("rate") {
 		return lab.Config{}, errors.New("--rate: give --rate or a --rate-schedule or --rate-trace, not both")
 	}
-	var trace [2]string // a→b's and b→a's contents
+	var ab, ba string
 	if f.trace != "" {
-		for i, file := range strings.SplitN(f.trace, ",", 2) {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				return lab.Config{}, fmt.Errorf("--rate-trace: %w", err)
-			}
-			trace[i] = string(b)
+		var err error
+		if ab, ba, err = lab.ReadTraces(f.trace); err != nil {
+			return lab.Config{}, err
 		}
 	}
-	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Delay: f.delay, Loss: f.loss, Queue: f.queue, Police: f.police, PoliceBurst: f.policeBurst, LossGE: f.lossGE, CoDel: f.codel, Jitter: f.jitter, Reorder: f.reorder, RateSchedule: f.schedule, RateTrace: trace[0], RateTraceBA: trace[1], MTU: f.mtu,
+	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Delay: f.delay, Loss: f.loss, Queue: f.queue, Police: f.police, PoliceBurst: f.policeBurst, LossGE: f.lossGE, CoDel: f.codel, Jitter: f.jitter, Reorder: f.reorder, RateSchedule: f.schedule, RateTrace: ab, RateTraceBA: ba, MTU: f.mtu,
 		PathMTU: f.pathMTU, PMTUBlackhole: f.blackhole, TxQLen: f.txqlen, Seed: f.seed})
 }
 

@@ -2,8 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/client"
+	"github.com/tcptune/tcptune/internal/metricsrv"
 )
 
 // writeJSON prints v as one indented JSON document.
@@ -22,4 +28,15 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// servePrometheus serves cs for Prometheus on addr (--prometheus), says
+// where on stderr, and returns what stops it.
+func servePrometheus(cmd *cobra.Command, addr string, cs ...prometheus.Collector) (func(), error) {
+	at, stop, err := metricsrv.Serve(addr, cs...)
+	if err != nil {
+		return nil, fmt.Errorf("--prometheus %s: %v", addr, client.UnwrapOp(err))
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics on http://%s/metrics\n", at)
+	return stop, nil
 }

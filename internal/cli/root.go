@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/flagx"
+	"github.com/tcptune/tcptune/internal/sigctx"
 	"github.com/tcptune/tcptune/internal/version"
 )
 
@@ -45,8 +46,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	// what changed a host (tune's candidates, a lab link) is undone: a
 	// dropped SSH session (HUP) as well as Ctrl-C and TERM. A closed
 	// output (SIGPIPE, "tune | head") is handled by the commands that
-	// change a host (see closedOutput).
-	ctx, stop := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// change a host (see sigctx.ClosedOutput).
+	ctx, stop := sigctx.Notify(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	var cmd *cobra.Command
 	name := "tcptune"

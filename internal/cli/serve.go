@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/flagx"
-	"github.com/tcptune/tcptune/internal/metricsrv"
 	"github.com/tcptune/tcptune/internal/report"
 	"github.com/tcptune/tcptune/internal/servemetrics"
 	"github.com/tcptune/tcptune/internal/server"
@@ -89,13 +86,12 @@ TCP_INFO figures back, so that reverse (-R) tests say what limited them.`,
 			}
 			if f.prometheus != "" {
 				m := servemetrics.New()
-				at, stop, err := metricsrv.Serve(f.prometheus, m)
+				stop, err := servePrometheus(cmd, f.prometheus, m)
 				if err != nil {
-					return fmt.Errorf("--prometheus %s: %v", f.prometheus, client.UnwrapOp(err))
+					return err
 				}
 				defer stop()
 				o.OnTestEnd = m.Record
-				fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics on http://%s/metrics\n", at)
 			}
 			return server.New(o).ListenAndServe(cmd.Context())
 		},

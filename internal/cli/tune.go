@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/flagx"
+	"github.com/tcptune/tcptune/internal/sigctx"
 	"github.com/tcptune/tcptune/internal/tune"
 	"github.com/tcptune/tcptune/internal/units"
 )
@@ -49,19 +49,16 @@ docs/tune.md has the whole of it.`,
 		Example: "  tcptune tune --lab\n  tcptune tune --lab --rate 100mbit --rtt 200ms --report tune.html\n  tcptune tune --peer 10.0.0.2 --rate 10gbit --apply --persist",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if onLab == (peer != "") {
-				return errors.New("tune: give --lab or --peer HOST")
-			}
 			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare, Congestion: congestion, AllowLower: allowLower, Budget: budget}
 			o.LabFlag = flagx.FirstChanged(cmd.Flags(), "rtt", "delay", "loss", "loss-gemodel", "queue", "codel", "jitter", "reorder", "rate-schedule", "rate-trace", "police", "police-burst", "mtu", "path-mtu", "pmtu-blackhole", "txqueuelen", "name")
 			var err error
 			if o.Directions, err = tune.ParseDirections(direction); err != nil {
 				return err
 			}
-			if err := o.Validate(onLab); err != nil {
+			if err := o.Validate(onLab, peer != ""); err != nil {
 				return err
 			}
-			ctx, stdout, errw, done := closedOutput(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			ctx, stdout, errw, done := sigctx.ClosedOutput(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 			defer done()
 			var env *tune.Setup
 			if onLab {

@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/flagx"
-	"github.com/tcptune/tcptune/internal/metricsrv"
 	"github.com/tcptune/tcptune/internal/watch"
 )
 
@@ -61,6 +59,13 @@ one object per flow and the summary; advise --flows FILE reads it back.`,
 				return err
 			}
 			f.Port = port
+			format := watch.Text
+			switch {
+			case asJSON:
+				format = watch.JSONLines
+			case isTerminal(cmd.OutOrStdout()):
+				format = watch.Screen
+			}
 			if flows {
 				by, err := watch.ParseGroupBy(group)
 				if err != nil {
@@ -70,29 +75,20 @@ one object per flow and the summary; advise --flows FILE reads it back.`,
 					forDur = time.Duration(count) * interval
 				}
 				run := watch.NewFlowRun(watch.FlowConfig{NetNS: netns, Interval: interval, For: forDur, GroupBy: by, Filter: f, TargetBPS: rate, Every: every})
-				return watchFlows(cmd, run, promAddr, asJSON)
+				return watchFlows(cmd, run, promAddr, format)
 			}
 			if c := flagx.FirstChanged(cmd.Flags(), "group", "for", "rate", "open-every"); c != "" {
 				return fmt.Errorf("--%s: applies to --flows", c)
 			}
 			src := watch.Live{NetNS: netns, Filter: f}
 			if promAddr != "" {
-				at, stop, err := watch.ServeMetrics(promAddr, src)
+				stop, err := servePrometheus(cmd, promAddr, watch.NewCollector(src))
 				if err != nil {
-					return fmt.Errorf("--prometheus %s: %v", promAddr, client.UnwrapOp(err))
+					return err
 				}
 				defer stop()
-				fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics on http://%s/metrics\n", at)
 			}
-			out := cmd.OutOrStdout()
-			format := watch.Text
-			switch {
-			case asJSON:
-				format = watch.JSONLines
-			case isTerminal(out):
-				format = watch.Screen
-			}
-			return watch.Run(cmd.Context(), src, interval, count, watch.Printer(out, format))
+			return watch.Run(cmd.Context(), src, interval, count, watch.Printer(cmd.OutOrStdout(), format))
 		},
 	}
 	fs := cmd.Flags()
@@ -114,47 +110,22 @@ one object per flow and the summary; advise --flows FILE reads it back.`,
 
 // watchFlows runs --flows: each flow as it ends (or the groups' table,
 // redrawn, on a terminal), the summary at the end.
-func watchFlows(cmd *cobra.Command, run *watch.FlowRun, promAddr string, asJSON bool) error {
+func watchFlows(cmd *cobra.Command, run *watch.FlowRun, promAddr string, format string) error {
 	if promAddr != "" {
-		at, stop, err := metricsrv.Serve(promAddr, watch.NewFlowCollector(run))
+		stop, err := servePrometheus(cmd, promAddr, watch.NewFlowCollector(run))
 		if err != nil {
-			return fmt.Errorf("--prometheus %s: %v", promAddr, client.UnwrapOp(err))
+			return err
 		}
 		defer stop()
-		fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics on http://%s/metrics\n", at)
 	}
-	// Flows are written through a buffer flushed after each dump (every
-	// --interval): a write per flow would cost more than the flow.
 	out := bufio.NewWriter(cmd.OutOrStdout())
-	defer out.Flush()
-	h := watch.FlowHandlers{
-		Ready: func() {
-			fmt.Fprintln(cmd.ErrOrStderr(), "listening for ending TCP flows; the summary comes at the end (Ctrl-C)")
-		},
-		Flow: func(f watch.Flow) error { watch.WriteFlow(out, f); return nil },
-		Tick: func(watch.Summary) error { return out.Flush() },
-	}
-	switch {
-	case asJSON:
-		h.Flow = func(f watch.Flow) error { return watch.WriteJSONLine(out, watch.FlowLine{Flow: &f}) }
-	case isTerminal(cmd.OutOrStdout()):
-		h.Flow = nil
-		h.Tick = func(s watch.Summary) error {
-			fmt.Fprint(out, "\033[H\033[2J")
-			watch.WriteSummary(out, s)
-			return out.Flush()
-		}
-	}
-	s, err := run.Run(cmd.Context(), h)
+	s, err := run.Run(cmd.Context(), watch.FlowPrinter(out, cmd.ErrOrStderr(), format))
 	if errors.Is(err, iofs.ErrPermission) {
 		return fmt.Errorf("--flows: the kernel refused its flow events (%v): run it as root", err)
 	}
 	if err != nil {
+		out.Flush()
 		return err
 	}
-	if asJSON {
-		return watch.WriteJSONLine(out, watch.FlowLine{Summary: &s})
-	}
-	watch.WriteSummary(out, s)
-	return nil
+	return watch.FlowEnd(out, s, format)
 }

@@ -342,6 +342,20 @@ type Spec struct {
 	Seed                    uint64
 }
 
+// ReadTraces reads --rate-trace's files: FILE (both ways) or A→B,B→A.
+// It returns their contents, a→b's and b→a's ("" = a→b's each way).
+func ReadTraces(files string) (ab, ba string, err error) {
+	var trace [2]string
+	for i, file := range strings.SplitN(files, ",", 2) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", "", fmt.Errorf("--rate-trace: %w", err)
+		}
+		trace[i] = string(b)
+	}
+	return trace[0], trace[1], nil
+}
+
 // ParseConfig reads and validates a Spec into a link's Config; errors
 // name the flag and what it accepts.
 func ParseConfig(name string, s Spec) (Config, error) {

@@ -12,11 +12,14 @@ import (
 // ccName is a congestion control's name as the kernel takes it.
 var ccName = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
 
-// Validate checks the options before anything runs: what a lab run can
-// keep, what --persist needs, a congestion control's name, the trials.
-// Its messages name the flag, as the command line spells it.
-func (o Options) Validate(onLab bool) error {
+// Validate checks the options before anything runs: a lab or a peer,
+// what a lab run can keep, what --persist needs, a congestion control's
+// name, the trials. Its messages name the flag, as the command line
+// spells it.
+func (o Options) Validate(onLab, onPeer bool) error {
 	switch {
+	case onLab == onPeer:
+		return errors.New("tune: give --lab or --peer HOST")
 	case o.LabFlag != "" && !onLab:
 		return fmt.Errorf("--%s: only with --lab", o.LabFlag)
 	case o.Apply && onLab:

@@ -899,22 +899,24 @@ func dumpResult(t *testing.T, res *Result) {
 
 func TestOptionsValidate(t *testing.T) {
 	for _, c := range []struct {
-		o    Options
-		lab  bool
-		want string
+		o         Options
+		lab, peer bool
+		want      string
 	}{
-		{Options{}, true, ""},
-		{Options{Apply: true, Persist: true}, false, ""},
-		{Options{Apply: true}, true, "--apply: only with --peer"},
-		{Options{Persist: true}, false, "--persist: only with --apply"},
-		{Options{LabFlag: "rtt"}, false, "--rtt: only with --lab"},
-		{Options{Congestion: "Cubic!"}, false, "-C/--congestion: accepts"},
-		{Options{Congestion: "cubic"}, true, ""},
-		{Options{Trials: 1}, true, "--trials: accepts 2 or more"},
+		{Options{}, true, false, ""},
+		{Options{}, false, false, "tune: give --lab or --peer HOST"},
+		{Options{}, true, true, "tune: give --lab or --peer HOST"},
+		{Options{Apply: true, Persist: true}, false, true, ""},
+		{Options{Apply: true}, true, false, "--apply: only with --peer"},
+		{Options{Persist: true}, false, true, "--persist: only with --apply"},
+		{Options{LabFlag: "rtt"}, false, true, "--rtt: only with --lab"},
+		{Options{Congestion: "Cubic!"}, false, true, "-C/--congestion: accepts"},
+		{Options{Congestion: "cubic"}, true, false, ""},
+		{Options{Trials: 1}, true, false, "--trials: accepts 2 or more"},
 	} {
-		err := c.o.Validate(c.lab)
+		err := c.o.Validate(c.lab, c.peer)
 		if (c.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.want)) {
-			t.Errorf("%+v lab %v: %v, want %q", c.o, c.lab, err, c.want)
+			t.Errorf("%+v lab %v peer %v: %v, want %q", c.o, c.lab, c.peer, err, c.want)
 		}
 	}
 }

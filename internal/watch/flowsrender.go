@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -97,4 +98,41 @@ type FlowLine struct {
 // WriteJSONLine writes v as one JSON line.
 func WriteJSONLine(w io.Writer, v FlowLine) error {
 	return json.NewEncoder(w).Encode(v)
+}
+
+// FlowPrinter is the handlers that print a flow run to out in format
+// (Printer's): each flow as it ends, a line or a JSON line, or on a
+// Screen the groups' table redrawn at each tick; out is flushed at each
+// tick (a write per flow would cost more than the flow). Ready's line
+// goes to log. FlowEnd prints the summary at the end.
+func FlowPrinter(out *bufio.Writer, log io.Writer, format string) FlowHandlers {
+	h := FlowHandlers{
+		Ready: func() { fmt.Fprintln(log, "listening for ending TCP flows; the summary comes at the end (Ctrl-C)") },
+		Flow:  func(f Flow) error { WriteFlow(out, f); return nil },
+		Tick:  func(Summary) error { return out.Flush() },
+	}
+	switch format {
+	case JSONLines:
+		h.Flow = func(f Flow) error { return WriteJSONLine(out, FlowLine{Flow: &f}) }
+	case Screen:
+		h.Flow = nil
+		h.Tick = func(s Summary) error {
+			fmt.Fprint(out, "\033[H\033[2J")
+			WriteSummary(out, s)
+			return out.Flush()
+		}
+	}
+	return h
+}
+
+// FlowEnd prints a flow run's summary in format, and flushes out.
+func FlowEnd(out *bufio.Writer, s Summary, format string) error {
+	if format == JSONLines {
+		if err := WriteJSONLine(out, FlowLine{Summary: &s}); err != nil {
+			return err
+		}
+	} else {
+		WriteSummary(out, s)
+	}
+	return out.Flush()
 }

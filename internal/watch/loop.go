@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"time"
-
-	"github.com/tcptune/tcptune/internal/metricsrv"
 )
 
 // Run samples src, then again every interval, and hands each interval's
@@ -66,11 +63,4 @@ func Printer(w io.Writer, format string) func(Report) error {
 		}
 		return nil
 	}
-}
-
-// ServeMetrics serves src's figures for Prometheus on /metrics at addr
-// ([HOST]:PORT; loopback unless a host is given) until stop is called.
-// It returns the address it listens on.
-func ServeMetrics(addr string, src Source) (net.Addr, func(), error) {
-	return metricsrv.Serve(addr, NewCollector(src))
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/metricsrv"
 	"github.com/tcptune/tcptune/internal/procnet"
 )
 
@@ -56,7 +57,7 @@ func TestPrinterFormats(t *testing.T) {
 
 func TestServeMetricsOnLoopback(t *testing.T) {
 	n := 0
-	at, stop, err := ServeMetrics(":0", counting{&n})
+	at, stop, err := metricsrv.Serve(":0", NewCollector(counting{&n}))
 	if err != nil {
 		t.Fatal(err)
 	}
