@@ -142,6 +142,13 @@ type Policy struct {
 	// Budget is the trial time the search may spend in all, the
 	// baseline's included.
 	Budget time.Duration
+	// The verification's last safety net (tune's judge): a choice is kept
+	// where its trials beat the baseline's, none overlapping, by MinGain
+	// in a direction a changed knob acts on, and rolled back where one is
+	// Worse (its trials apart). An application setting (-P, -Z) helped
+	// where it gained LeverGain in one direction and lost no more than
+	// Worse in another.
+	MinGain, Worse, LeverGain float64
 }
 
 // DefaultPolicy is tune's policy for trials of length t with omit o and
@@ -152,7 +159,7 @@ func DefaultPolicy(n int, t, o, rtt time.Duration) Policy {
 		b = 4 * time.Minute
 	}
 	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, Gain: 2, CCCost: 1, Slack: Slack, MinTol: 0.03, MaxTol: 0.10, Spreads: 2,
-		Trials: n, Time: t, Omit: o, SetupRTTs: 8, Budget: b}
+		Trials: n, Time: t, Omit: o, SetupRTTs: 8, Budget: b, MinGain: 0.02, Worse: 0.05, LeverGain: 0.05}
 }
 
 // Slack is Policy.Slack's value: a trial further above the goodput

@@ -168,13 +168,13 @@ func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 }
 
 // judge decides whether the verification v beats the baseline base:
-// better, by more than minGain and with no trial overlapping, in a
+// better, by more than pol.MinGain and with no trial overlapping, in a
 // judged direction that a changed setting acts on (acts); and in no
-// direction it acts on worse by more than worse with the trials apart
+// direction it acts on worse by more than pol.Worse with the trials apart
 // (the one noise rule: both ways the ranges must not overlap). A
 // direction no changed setting acts on never rejects or accepts a
 // choice: what it moved is drift, and the reason says so.
-func judge(base, v *Candidate, dirs, judged []Direction, acts map[Direction]bool) (bool, string) {
+func judge(base, v *Candidate, dirs, judged []Direction, acts map[Direction]bool, pol plan.Policy) (bool, string) {
 	better, worseIn, drift := "", "", ""
 	for _, d := range dirs {
 		b, x := base.Summary[d], v.Summary[d]
@@ -183,16 +183,16 @@ func judge(base, v *Candidate, dirs, judged []Direction, acts map[Direction]bool
 		}
 		apart := !stats.Overlaps(rangeOf(b), rangeOf(x))
 		if acts != nil && !acts[d] {
-			if r := x.Median / b.Median; r < 1-worse || r > 1+minGain {
+			if r := x.Median / b.Median; r < 1-pol.Worse || r > 1+pol.MinGain {
 				drift += fmt.Sprintf(" %s %.2f×", d, r)
 			}
 			continue
 		}
 		isJudged := len(judged) == 0 || slices.Contains(judged, d)
-		if isJudged && x.Median > (1+minGain)*b.Median && apart {
+		if isJudged && x.Median > (1+pol.MinGain)*b.Median && apart {
 			better += fmt.Sprintf(" %s %.2f×", d, x.Median/b.Median)
 		}
-		if x.Median < (1-worse)*b.Median && apart {
+		if x.Median < (1-pol.Worse)*b.Median && apart {
 			worseIn += fmt.Sprintf(" %s %.2f×", d, x.Median/b.Median)
 		}
 	}
@@ -203,7 +203,7 @@ func judge(base, v *Candidate, dirs, judged []Direction, acts map[Direction]bool
 	case worseIn != "":
 		return false, "rolled back: the choice was worse than the baseline in" + worseIn + drift
 	case better == "":
-		return false, fmt.Sprintf("rolled back: the choice did not beat the baseline by more than the noise (overlapping trials, or a gain under %.0f%%)", 100*minGain) + drift
+		return false, fmt.Sprintf("rolled back: the choice did not beat the baseline by more than the noise (overlapping trials, or a gain under %.0f%%)", 100*pol.MinGain) + drift
 	}
 	return true, "kept: every verification trial beat every baseline trial in" + better + drift
 }

@@ -23,12 +23,7 @@ import (
 // per direction the full sets at its key, its own or, where the choice
 // changes no knob that acts on a direction, another point's (nil: none).
 func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (*Candidate, *Candidate, error) {
-	res := r.res
-	pol := plan.DefaultPolicy(r.o.Trials, r.o.Time, r.omit, res.RTT)
-	if r.o.Budget > 0 {
-		pol.Budget = r.o.Budget
-	}
-	pol.AllowLower = r.o.AllowLower
+	res, pol := r.res, r.policy()
 	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
 	grid := plan.NewGrid(res.BDP, base.RmemMax, base.WmemMax, r.congestion(), strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]), pol)
 	grid.Idle, grid.Queue, grid.QueueCost = base.Idle, r.queues.knob, r.queues.cost
@@ -122,6 +117,17 @@ func (r *runner) fullSet(choice *Candidate, p plan.Point, all []sampled, m plan.
 	v.RmemMax, v.WmemMax, v.RmemDefault, v.WmemDefault, v.Memory, v.Idle, v.Cost = choice.RmemMax, choice.WmemMax, choice.RmemDefault, choice.WmemDefault, choice.Memory, choice.Idle, choice.Cost
 	v.summarize(directionsOf(v.Trials), nil)
 	return v
+}
+
+// policy is the search's numbers for this run: its trials, their omit
+// and the RTT, --budget and --allow-lower.
+func (r *runner) policy() plan.Policy {
+	pol := plan.DefaultPolicy(r.o.Trials, r.o.Time, r.omit, r.res.RTT)
+	if r.o.Budget > 0 {
+		pol.Budget = r.o.Budget
+	}
+	pol.AllowLower = r.o.AllowLower
+	return pol
 }
 
 // aboveNeed lists the buffer maxima the choice keeps at the host's

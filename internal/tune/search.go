@@ -277,7 +277,7 @@ func (r *runner) reportLevers(ctx context.Context, choice, measured *Candidate) 
 
 // helps is a lever's gain over ref: its best ratio of medians over the
 // directions dirs (judged ones, measured in both), and whether it helped
-// there: a gain of 5% in one, and no loss beyond 5% in another.
+// there: a gain of pol.LeverGain in one, and no loss beyond pol.Worse in another.
 func (r *runner) helps(c, ref *Candidate, dirs []Direction) (float64, bool) {
 	up, down := 0.0, math.Inf(1)
 	for _, d := range dirs {
@@ -288,7 +288,8 @@ func (r *runner) helps(c, ref *Candidate, dirs []Direction) (float64, bool) {
 	if up == 0 {
 		return 1, false
 	}
-	return up, up >= 1.05 && down >= 1-worse
+	pol := r.policy()
+	return up, up >= 1+pol.LeverGain && down >= 1-pol.Worse
 }
 
 func shortName(c *Candidate) string {

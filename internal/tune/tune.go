@@ -188,20 +188,6 @@ func (o *Options) defaults() {
 	}
 }
 
-// The loop's thresholds.
-const (
-	// minGain is the smallest improvement worth changing a host for.
-	minGain = 0.02
-	// worse: a choice more than 5% worse in any direction is rolled back.
-	worse = 0.05
-	// countingSlack: a trial this far above the link's goodput is a
-	// counting error, not a result; short of it, the sender's count can
-	// run ahead of the path by the ACKs held up at the period's start
-	// (0.02–0.16% seen at 2.5 Gbit/s). A figure beyond it is one no
-	// smaller MTU's packets can carry.
-	countingSlack = 0.01
-)
-
 // Progress receives what tune is doing.
 type Progress interface {
 	Stage(format string, args ...any)
@@ -323,7 +309,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 			pm.MSSAfter = t.MSS
 		}
 	}
-	res.Kept, res.Why = judge(base, v, o.Directions, res.Controllable, acts(base, choice, env.BothEnds()))
+	res.Kept, res.Why = judge(base, v, o.Directions, res.Controllable, acts(base, choice, env.BothEnds()), r.policy())
 	if !res.Kept {
 		choice.Status = "rolled back after verification"
 	}
@@ -596,10 +582,12 @@ func (r *runner) check(t Trial) error {
 }
 
 // bound is the most a trial t can count on a path of goodput g: g, the
-// counting slack, and a policer's bucket passed on top of its rate
-// within the measured period (a bucket full at the start).
+// counting slack (plan.Slack: the sender's count runs ahead of the path
+// by the ACKs held up at the period's start), and a policer's bucket
+// passed on top of its rate within the measured period (a bucket full at
+// the start).
 func (r *runner) bound(t Trial, g float64) float64 {
-	b := (1 + countingSlack) * g
+	b := (1 + plan.Slack) * g
 	if r.res.Burst > 0 && t.Seconds > 0 && r.res.Rate > 0 {
 		b += float64(r.res.Burst) * 8 / t.Seconds * g / r.res.Rate
 	}

@@ -671,6 +671,8 @@ func TestFractionalTimes(t *testing.T) {
 	}
 }
 
+var testPolicy = plan.DefaultPolicy(3, 5*time.Second, time.Second, 50*time.Millisecond)
+
 func TestJudge(t *testing.T) {
 	mk := func(xs ...float64) *Candidate {
 		c := &Candidate{}
@@ -684,16 +686,16 @@ func TestJudge(t *testing.T) {
 		return c
 	}
 	both := []Direction{Forward, Reverse}
-	if ok, why := judge(mk(100, 110, 105), mk(200, 190, 210), both, nil, nil); !ok {
+	if ok, why := judge(mk(100, 110, 105), mk(200, 190, 210), both, nil, nil, testPolicy); !ok {
 		t.Errorf("clear gain rolled back: %s", why)
 	}
-	if ok, _ := judge(mk(100, 110, 105), mk(108, 112, 120), both, nil, nil); ok {
+	if ok, _ := judge(mk(100, 110, 105), mk(108, 112, 120), both, nil, nil, testPolicy); ok {
 		t.Errorf("overlapping ranges kept")
 	}
-	if ok, _ := judge(mk(100, 100.1, 100.2), mk(100.3, 100.4, 100.5), both, nil, nil); ok {
+	if ok, _ := judge(mk(100, 100.1, 100.2), mk(100.3, 100.4, 100.5), both, nil, nil, testPolicy); ok {
 		t.Errorf("a 0.3%% gain kept")
 	}
-	if ok, why := judge(mk(100, 101, 102), mk(80, 81, 82), both, nil, nil); ok || !strings.Contains(why, "worse") {
+	if ok, why := judge(mk(100, 101, 102), mk(80, 81, 82), both, nil, nil, testPolicy); ok || !strings.Contains(why, "worse") {
 		t.Errorf("loss kept: %s", why)
 	}
 	// A gain only in a direction that is not judged does not count.
@@ -704,12 +706,12 @@ func TestJudge(t *testing.T) {
 		}
 	}
 	v.summarize(both, nil)
-	if ok, _ := judge(base, v, both, []Direction{Forward}, nil); ok {
+	if ok, _ := judge(base, v, both, []Direction{Forward}, nil, testPolicy); ok {
 		t.Error("a gain in an unjudged direction was kept")
 	}
 	// One noise rule: a direction worse by more than 5% whose trials
 	// overlap the baseline's is noise, as a gain would be.
-	if ok, why := judge(mk(100, 110, 105), mk(200, 190, 210), both, nil, nil); !ok {
+	if ok, why := judge(mk(100, 110, 105), mk(200, 190, 210), both, nil, nil, testPolicy); !ok {
 		t.Errorf("clear gain rolled back: %s", why)
 	}
 	noisy := mk(100, 101, 102)
@@ -721,7 +723,7 @@ func TestJudge(t *testing.T) {
 		}
 	}
 	noisy.summarize(both, nil)
-	if ok, why := judge(mk(100, 101, 102), noisy, both, nil, nil); !ok {
+	if ok, why := judge(mk(100, 101, 102), noisy, both, nil, nil, testPolicy); !ok {
 		t.Errorf("reverse 0.93× within its trials' spread rolled a forward gain back: %s", why)
 	}
 	// Where only this host's send side changed (--peer: tcp_wmem acts
@@ -741,13 +743,13 @@ func TestJudge(t *testing.T) {
 	if !a[Forward] || a[Reverse] {
 		t.Fatalf("tcp_wmem acts on %v", a)
 	}
-	ok, why := judge(peerBase, peerV, both, nil, a)
+	ok, why := judge(peerBase, peerV, both, nil, a, testPolicy)
 	if !ok || !strings.Contains(why, "drift where no changed setting acts: reverse 0.93×") {
 		t.Errorf("forward's gain: kept %v: %s", ok, why)
 	}
 	// In the lab both ends take the setting: reverse is acted on, and a
 	// loss there apart from the noise rolls the choice back.
-	if ok, _ := judge(peerBase, peerV, both, nil, acts(peerBase, peerV, true)); ok {
+	if ok, _ := judge(peerBase, peerV, both, nil, acts(peerBase, peerV, true), testPolicy); ok {
 		t.Error("a loss in a direction the change acts on was kept")
 	}
 }
