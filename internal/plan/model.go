@@ -152,13 +152,11 @@ func (m Model) overfills(o Obs, pol Policy) bool {
 		float64(o.Retransmits) > 2*want+pol.Spreads*math.Sqrt(want)+3
 }
 
-// windows learns each class's congestion-window limit per direction
-// and MTU: the rate of the trials it held and their share (the others
-// carried more), from the least buffers a full set saw it hold at (any,
-// for a loss-based class; less may keep a pacing one from overfilling
-// a shallow queue). A pacing control that overfilled (one trial says
-// so: the loss is a mechanism) is held at what those trials carried
-// from the least payload they allowed up to Gain + 1 BDPs.
+// windows learns each class's congestion-window limit per direction and
+// MTU: the rate of the trials it held and their share (the others carried
+// more), from the least buffers a full set saw it hold at (any, for a
+// loss-based class). A pacing control that overfilled (one trial says so)
+// is held at what those trials carried, from their payload to Gain + 1 BDPs.
 func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
@@ -241,13 +239,11 @@ func (m Model) roomLeft(o Obs, pol Policy) bool {
 	return o.Inflight > 0 && float64(o.Inflight) < m.SendShare*(1-pol.MaxTol)*float64(o.Point.Wmem)
 }
 
-// ambiguous reports whether o's window may be this host's send
-// buffer's: it had no room left (roomLeft), and a trial with more of
-// it (the same control and direction) did better by more than the
-// noise (a diagnosis can miss a buffer; a comparison does not) or, held
-// with the buffer at its cap, no such trial has told yet. A buffer with
-// room left held nothing, whatever a trial with more of it did (cubic's
-// two modes differ by more than any rung).
+// ambiguous reports whether o's window may be this host's send buffer's:
+// it had no room left, and a trial with more of it (the same control and
+// direction) did better by more than the noise (a diagnosis can miss a
+// buffer; a comparison does not) or, held with the buffer at its cap, no
+// such trial has told yet. A buffer with room left held nothing.
 func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
 	if o.limit() != attrib.Network || !acts(Wmem, o.Dir, m.BothEnds) || m.roomLeft(o, pol) {
 		return false
@@ -256,10 +252,8 @@ func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
 }
 
 // buffers reports whether o's window, held by loss with the send buffer
-// at its cap, was the buffer's: a lossy flow's send buffer also holds
-// what it sent beyond each hole, and a trial with more of it did better
-// by more than the noise (without loss that says nothing: cubic's two
-// modes differ by more).
+// at its cap, was the buffer's: a lossy flow's send buffer also holds what
+// it sent beyond each hole, and a trial with more of it did better.
 func (m Model) buffers(o Obs, obs []Obs, pol Policy) bool {
 	return o.Capped == attrib.SendBuffer && o.Retransmits > 0 && m.ambiguous(o, obs, pol) && m.beaten(o, obs, pol)
 }
@@ -314,11 +308,9 @@ func (m Model) ccOf(p Point, d Direction) string {
 
 func (m Model) recvShare() float64 { return cmp.Or(m.Recv, m.RecvShare) }
 
-// sendShare is cc's learned share, else the writer's (a lossy flow's
-// share is its control's own), never above the prior's: the trials'
-// writer (tcptune's engine) keeps its send buffer fuller than an
-// application's event-driven one (0.93–0.98 against 0.80), and the
-// host's buffer is for its applications.
+// sendShare is cc's learned share, else the writer's, never above the
+// prior's: tcptune's writer keeps its send buffer fuller than an
+// application's event-driven one (0.93–0.98 against 0.80).
 func (m Model) sendShare(cc string) float64 {
 	return min(cmp.Or(m.Send[cc], m.Writer, m.SendShare), m.SendShare)
 }

@@ -15,6 +15,7 @@ type rating struct {
 	value    map[Direction]float64
 	observed map[Direction]Kind // 0 = predicted
 	n        map[Direction]int  // the trials behind an observed value
+	all      bool               // measured in every direction
 	whole    bool               // a full set at the point's key, every direction
 }
 
@@ -49,7 +50,7 @@ func (s State) measured(p Point, d Direction) (float64, Kind, int) {
 }
 
 func (s State) rate(p Point, pol Policy) rating {
-	r := rating{value: map[Direction]float64{}, observed: map[Direction]Kind{}, n: map[Direction]int{}, whole: true}
+	r := rating{value: map[Direction]float64{}, observed: map[Direction]Kind{}, n: map[Direction]int{}, all: true, whole: true}
 	for _, d := range s.Model.Dirs {
 		t := s.Model.Target(d)
 		x, k, n := s.measured(p, d)
@@ -62,17 +63,16 @@ func (s State) rate(p Point, pol Policy) rating {
 		default:
 			r.value[d] = min(1, x/t)
 		}
-		r.whole = r.whole && s.FullAt(p, d)
+		r.all, r.whole = r.all && k != 0, r.whole && s.FullAt(p, d)
 	}
 	return r
 }
 
-// atAim reports whether point p's rating is at the aim in every
-// direction (a measured value within the noise, a predicted one at it:
-// it has the headroom), and its MTU's goodput reaches it (that is
-// known without noise). The aim is each direction's best rating × best,
-// the share of them one point reaches at once (1 where the knobs act
-// apart; less in the lab, where one setting serves both directions).
+// atAim reports whether p's rating is at the aim in every direction (a
+// measured value within the noise, a predicted one at it) and its MTU's
+// goodput, known without noise, reaches it. The aim is each direction's
+// best rating × best, the share of them one point reaches at once (less
+// than 1 in the lab, where one setting serves both directions).
 func (s State) atAim(p Point, r rating, aim map[Direction]float64, best float64, pol Policy) bool {
 	for _, d := range s.Model.Dirs {
 		a := aim[d] * best
@@ -101,11 +101,10 @@ func (s State) FullAt(p Point, d Direction) bool {
 
 // Next is what to measure next: the cheapest point the model rates at
 // the aim in every direction this host controls, screened where it is
-// only predicted, given its full set where its screenings (or other
-// points' trials with the same knobs acting) reach the aim. A screening
-// short of the aim whose limit only a full set judges gets its full set
-// first. Done when the point has its full set, or when the budget would
-// not leave the time of the final full set.
+// only predicted, given its full set where its measurements reach the
+// aim; a screening short of it whose limit only a full set judges gets
+// its full set first. Done when the point has its full set, or when the
+// budget would not leave the time of the final full set.
 func Next(s State, pol Policy) Action {
 	pts := s.Grid.Points()
 	ratings := make([]rating, len(pts))
@@ -118,13 +117,7 @@ func Next(s State, pol Policy) Action {
 	}
 	best := 0.0 // the share of each direction's aim one rating reaches in all
 	for _, r := range ratings {
-		j := 1.0
-		for _, d := range s.Model.Dirs {
-			if aim[d] > 0 {
-				j = min(j, r.value[d]/aim[d])
-			}
-		}
-		best = max(best, j)
+		best = max(best, r.joint(aim, s.Model.Dirs))
 	}
 	act := Action{Aim: aim}
 	pick := -1
@@ -154,7 +147,7 @@ func Next(s State, pol Policy) Action {
 		if s.Spent+time.Duration(len(act.Dirs)*pol.Trials)*pol.TrialCost(s.Model.IdleRTT)+full > pol.Budget {
 			return s.outOfTime(pol, pts, ratings, aim, best, full)
 		}
-	case r.all(s.Model.Dirs) || s.confirming(p, pol) != nil:
+	case r.all || s.confirming(p, pol) != nil:
 		act.Kind, act.Dirs = Full, s.lacking(p)
 		if s.Spent+time.Duration(len(act.Dirs)*pol.Trials)*pol.TrialCost(s.Model.IdleRTT) > pol.Budget {
 			act = Action{Done: true, Why: StopBudget, Aim: aim}
@@ -191,39 +184,55 @@ func (s State) confirming(p Point, pol Policy) []Direction {
 	return out
 }
 
-// outOfTime is Next's action when another screening would not leave
-// the full set's time: the full set of the cheapest point measured in
-// every direction at the aim, if it fits and has none; else done.
+// outOfTime is Next's action when another screening would not leave the
+// final full set's time: that full set, if it fits, for the cheapest point
+// measured at the aim, else the one measured nearest it, if nearer than
+// any with a full set (a short screening may still beat what has one).
 func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim map[Direction]float64, best float64, full time.Duration) Action {
-	act := Action{Done: true, Why: StopBudget, Aim: aim}
-	for i, p := range pts {
-		switch r := ratings[i]; {
-		case !s.atAim(p, r, aim, best, pol):
-		case !r.all(s.Model.Dirs):
-			act.Untried++
-		case !r.whole && s.Spent+full <= pol.Budget && act.Done:
-			act = Action{Point: p, Kind: Full, Dirs: s.lacking(p), Aim: aim, Untried: act.Untried}
+	act, pick, at, top := Action{Done: true, Why: StopBudget, Aim: aim}, -1, false, 0.0
+	for _, r := range ratings {
+		if r.whole {
+			top = max(top, r.joint(aim, s.Model.Dirs))
 		}
+	}
+	for i, p := range pts {
+		r, ok := ratings[i], s.atAim(p, ratings[i], aim, best, pol)
+		switch j := r.joint(aim, s.Model.Dirs); {
+		case !r.all:
+			if ok {
+				act.Untried++
+			}
+		case r.whole || at || s.Spent+full > pol.Budget:
+		case ok || j > top:
+			pick, at, top = i, ok, j
+		}
+	}
+	if pick >= 0 {
+		act = Action{Point: pts[pick], Kind: Full, Dirs: s.lacking(pts[pick]), Aim: aim, Untried: act.Untried}
 	}
 	return act
 }
 
-// lacking is the directions this host controls in which p's key has no
-// full set: those p's full set runs.
+// joint is the share of each direction's aim r reaches in all of dirs.
+func (r rating) joint(aim map[Direction]float64, dirs []Direction) float64 {
+	j := 1.0
+	for _, d := range dirs {
+		if aim[d] > 0 {
+			j = min(j, r.value[d]/aim[d])
+		}
+	}
+	return j
+}
+
+// lacking is the controlled directions where p's key has no full set.
 func (s State) lacking(p Point) []Direction {
 	return slices.DeleteFunc(slices.Clone(s.Model.Dirs), func(d Direction) bool { return s.FullAt(p, d) })
 }
 
-func (r rating) all(dirs []Direction) bool {
-	return !slices.ContainsFunc(dirs, func(d Direction) bool { return r.observed[d] == 0 })
-}
-
-// Choose is the point to keep: among the points with a full set at
-// their key in every direction (FullAt; the baseline's included), the
-// cheapest whose rate in each direction (the mean of those sets) is
-// within the noise of the best such rate there; where none is, the
-// one nearest the best in its worst direction. ok is false when no
-// point has a full set.
+// Choose is the point to keep: of the points with a full set at their key
+// in every direction (the baseline's included), the cheapest within the
+// noise of the best mean in each direction, else the one nearest it in
+// its worst; ok is false when no point has a full set.
 func Choose(s State, pol Policy) (Point, bool) {
 	whole := slices.DeleteFunc(s.Grid.Points(), func(p Point) bool { return !s.rate(p, pol).whole })
 	if len(whole) == 0 {

@@ -194,6 +194,26 @@ func TestFullSetWhereItsKeyLacksOne(t *testing.T) {
 	}
 }
 
+// Out of time with a screening short of the aim whose confirmation does
+// not fit, the final full set goes to the point measured nearest the aim
+// where it is nearer than what has a full set: at 600 ms one BBR
+// screening at 1.6 × the baseline ended the search with nothing kept.
+func TestOutOfTimeVerifiesTheNearest(t *testing.T) {
+	p, g := pol(), grid(pol())
+	obs := append(full(g.Base, Forward, attrib.SendBuffer, 430e6), full(g.Base, Reverse, attrib.SendBuffer, 430e6)...)
+	a := Next(State{Grid: g, Model: Fit(prior(true), obs, p), Obs: obs}, p)
+	for _, c := range []struct {
+		rate float64
+		want bool
+	}{{0.8 * gp, true}, {0.3 * gp, false}} {
+		o := append(slices.Clone(obs), held(a.Point, Forward, Screen, attrib.Network, c.rate))
+		b := Next(State{Grid: g, Model: Fit(prior(true), o, p), Obs: o, Spent: p.Budget - 40*time.Second}, p)
+		if got := !b.Done && b.Kind == Full && b.Point == a.Point && !b.Confirm; got != c.want {
+			t.Errorf("screened at %.0f of the baseline's 430e6, out of time: %+v, want its full set %v", c.rate, b, c.want)
+		}
+	}
+}
+
 // Choose takes the cheapest point on the plateau, never one measured
 // only by screenings, and a screening added never changes it.
 func TestChoose(t *testing.T) {
