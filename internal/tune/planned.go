@@ -251,7 +251,7 @@ func (r *runner) pointCandidate(p plan.Point, g plan.Grid, m plan.Model) *Candid
 // report: what its trials reached against the best full set.
 func (r *runner) describe(cands map[plan.Point]*Candidate, choice *Candidate, st plan.State, pol plan.Policy) {
 	for _, c := range cands {
-		if c.Baseline || len(c.Trials) == 0 {
+		if c.Baseline || len(c.Trials) == 0 && c != choice {
 			continue
 		}
 		switch {

@@ -147,6 +147,9 @@ func TestBaseline(t *testing.T) {
 					}
 				}
 			}
+			if ch := res.Choice(); ch != res.Baseline() && ch.Status == "" {
+				t.Errorf("%s, seed %d: the choice %s has no status", s.Name, seed, ch.Name)
+			}
 			final, cc := Final(start, res)
 			sc := e.Judge(final, cc, o)
 			if *dump {
@@ -177,4 +180,35 @@ func TestBaseline(t *testing.T) {
 	}
 	t.Logf("seeds %d from %d\n| scenario | seeds | ≥ 95%% of the oracle | median share | worst share | memory × cheapest | trial-seconds | kept |\n|---|---|---|---|---|---|---|---|\n%s",
 		*seeds, *first, strings.Join(rows, "\n"))
+}
+
+// Against a peer the choice may be a point that never ran: each
+// direction's full set ran at another point with the same knobs acting
+// there (seed 13 of the stock peer at 2 Gbit/s: reverse's rmem from one
+// point, forward's wmem and control from another). It is still the
+// chosen candidate, with its status, and its verification holds a full
+// set in both directions.
+func TestChoiceComposedOfKeys(t *testing.T) {
+	var s Scenario
+	for _, x := range Scenarios {
+		if strings.HasPrefix(x.Name, "stock peer 2G") {
+			s = x
+		}
+	}
+	e := New(s, 13)
+	t.Logf("%s, seed 13", s.Name)
+	res, err := tune.Run(context.Background(), e, tune.Options{Rate: s.Rate}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := res.Choice()
+	if ch == res.Baseline() || ch.Runs(tune.Forward) > 0 && ch.Runs(tune.Reverse) > 0 {
+		t.Fatalf("seed 13 no longer composes its choice (%s: %d/%d trials of its own): pick a seed that does", ch.Name, ch.Runs(tune.Forward), ch.Runs(tune.Reverse))
+	}
+	if !strings.HasPrefix(ch.Status, "chosen") {
+		t.Errorf("the choice %s has status %q", ch.Name, ch.Status)
+	}
+	if v := res.Verify; v == nil || v.Runs(tune.Forward) < 3 || v.Runs(tune.Reverse) < 3 {
+		t.Errorf("verification %+v", v)
+	}
 }
