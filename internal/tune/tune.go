@@ -296,7 +296,13 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	res.AlreadyFull = false
 	if v != nil && hasFullSet(v, res.Controllable) {
 		// Only full sets accept: the choice's is its verification.
-		res.Steps = append(res.Steps, "the choice's full set is its verification")
+		step := "the choice's full set is its verification"
+		for _, d := range o.Directions {
+			if own := len(slices.DeleteFunc(slices.Clone(choice.Trials), func(t Trial) bool { return t.Direction != d || t.Screening })); own < v.Runs(d) {
+				step += fmt.Sprintf("; in %s, the full set of the points with its knobs acting there (%d of %d trials its own)", d, own, v.Runs(d))
+			}
+		}
+		res.Steps = append(res.Steps, step)
 	} else {
 		pr.Stage("verifying %s with %s per direction, fresh", choice.Name, r.trialCount())
 		if v, err = r.verify(ctx, choice); err != nil {
