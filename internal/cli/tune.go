@@ -16,8 +16,9 @@ func newTuneCmd() *cobra.Command {
 	link := &linkFlags{}
 	var (
 		onLab, doApply, persist, asJSON bool
-		force, compare, allowLower      bool
+		force, allowLower               bool
 		peer, direction, report, name   string
+		compare                         string
 		congestion                      string
 		port, trials                    int
 		dur, omit, budget               time.Duration
@@ -47,12 +48,20 @@ for the peer where the peer's side limits. Without --apply the host ends
 with its starting values, also after Ctrl-C, TERM, HUP or a closed output.
 docs/tune.md has the whole of it.`,
 		Example: "  tcptune tune --lab\n  tcptune tune --lab --rate 100mbit --rtt 200ms --report tune.html\n  tcptune tune --peer 10.0.0.2 --rate 10gbit --apply --persist",
-		Args:    cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && cmd.Flags().Changed("compare") {
+				return fmt.Errorf("--compare: takes its value after '=' (--compare=%s)", args[0])
+			}
+			return cobra.NoArgs(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Compare: compare, Congestion: congestion, AllowLower: allowLower, Budget: budget}
+			o := tune.Options{Trials: trials, Time: dur, Omit: omit, Apply: doApply, Persist: persist, Force: force, Congestion: congestion, AllowLower: allowLower, Budget: budget}
 			o.LabFlag = flagx.FirstChanged(cmd.Flags(), "rtt", "delay", "loss", "loss-gemodel", "queue", "codel", "jitter", "reorder", "rate-schedule", "rate-trace", "police", "police-burst", "mtu", "path-mtu", "pmtu-blackhole", "txqueuelen", "name")
 			var err error
 			if o.Directions, err = tune.ParseDirections(direction); err != nil {
+				return err
+			}
+			if o.Compare, err = tune.ParseCompare(compare); err != nil {
 				return err
 			}
 			if err := o.Validate(onLab, peer != ""); err != nil {
@@ -122,7 +131,8 @@ docs/tune.md has the whole of it.`,
 	fs.BoolVar(&force, "force", false, "search even when the baseline already fills the path")
 	flagx.SecondsVarP(fs, &budget, "budget", "", 0, 10*time.Second, time.Hour, true, "trial seconds the search may spend, the baseline's included (0 = 180, 240 at an RTT of 500 ms or more)")
 	fs.BoolVar(&allowLower, "allow-lower", false, "let the choice lower a buffer maximum the host already has above what this path needs")
-	fs.BoolVar(&compare, "compare", false, "give the reference profiles full trials in every direction (default: one short trial each)")
+	fs.StringVar(&compare, "compare", "short", "the reference profiles' trials: short (one short trial each; none from an RTT of 300 ms), full (every direction; bare --compare) or none")
+	fs.Lookup("compare").NoOptDefVal = "full"
 	fs.StringVarP(&congestion, "congestion", "C", "", "congestion control of every trial, per socket as iperf3 -C (in the lab: stands for hosts whose default it is)")
 	fs.StringVar(&direction, "direction", "both", "both, forward (this end sends) or reverse (-R, the peer sends)")
 	fs.BoolVar(&doApply, "apply", false, "keep the verified choice on this host (--peer)")

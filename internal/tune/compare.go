@@ -13,14 +13,15 @@ import (
 )
 
 // longRTT is the RTT from which the reference profiles are listed but
-// not measured unless asked for (--compare).
+// not measured unless asked for (--compare full).
 const longRTT = 300 * time.Millisecond
 
 // compare measures the reference profiles: what each would set, and
-// one short trial each in the first judged direction (full trials in
-// every direction with Options.Compare). They are never chosen; their
-// trials are the search's first observations (profilePoints), and rank
-// describes them once the search is done. It returns those it measured.
+// one short trial each in the first judged direction (CompareFull: full
+// trials in every direction; CompareNone: none). They are never chosen;
+// their trials are the search's first observations (profilePoints), and
+// rank describes them once the search is done. It returns those it
+// measured.
 func (r *runner) compare(ctx context.Context) ([]*Candidate, error) {
 	res := r.res
 	cands, err := Profiles(GenInput{Rate: res.Rate, RTT: res.RTT})
@@ -34,19 +35,26 @@ func (r *runner) compare(ctx context.Context) ([]*Candidate, error) {
 	if len(active) == 0 {
 		return nil, nil
 	}
-	if res.RTT >= longRTT && !r.o.Compare {
+	why := ""
+	switch {
+	case r.o.Compare == CompareNone:
+		why = "--compare none"
+	case res.RTT >= longRTT && r.o.Compare == CompareShort:
 		// Each trial costs its omitted start (10 × RTT) and five or six
 		// round trips of iperf3's protocol: at a satellite's RTT the
-		// comparison would add minutes. The profiles are listed with what
-		// they would set, unmeasured.
+		// comparison would add minutes.
+		why = fmt.Sprintf("at an RTT of %s each trial costs %s (--compare full measures them)", units.FormatDuration(res.RTT), secs(r.omit+time.Second+6*res.RTT))
+	}
+	if why != "" {
+		// Listed with what they would set, unmeasured.
 		for _, c := range active {
-			c.Status = fmt.Sprintf("not measured: at an RTT of %s each trial costs %s (--compare measures them)", units.FormatDuration(res.RTT), secs(r.omit+time.Second+6*res.RTT))
+			c.Status = "not measured: " + why
 		}
-		res.Steps = append(res.Steps, fmt.Sprintf("reference profiles not measured at an RTT of %s, to keep the run within minutes (--compare measures them)", units.FormatDuration(res.RTT)))
+		res.Steps = append(res.Steps, "reference profiles not measured: "+why)
 		return nil, nil
 	}
 	dirs, n, what, spec := res.Controllable[:1], 1, "one short trial each", TrialSpec{Time: max(r.o.Time/4, time.Second)}
-	if r.o.Compare {
+	if r.o.Compare == CompareFull {
 		dirs, n, what, spec = r.o.Directions, r.o.Trials, "full trials", TrialSpec{}
 	}
 	r.pr.Stage("reference profiles (%s): %d to measure; their trials are the search's first observations", what, len(active))
@@ -75,7 +83,7 @@ func (r *runner) rank(active []*Candidate) {
 	}
 	for _, c := range active {
 		c.Status = fmt.Sprintf("reference: %.0f%% of the search's best in %s", 100*c.Summary[dirs[0]].Median/max(best, 1), dirs[0])
-		if !r.o.Compare {
+		if r.o.Compare == CompareShort {
 			c.Status += " (short trial)"
 		}
 		var cautioned []string
@@ -116,7 +124,7 @@ func (r *runner) profilePoints(active []*Candidate) []sampled {
 			}
 		}
 		kind := plan.Screen
-		if r.o.Compare {
+		if r.o.Compare == CompareFull {
 			kind = plan.Full
 		}
 		if onGrid && len(c.Trials) > 0 {

@@ -50,6 +50,32 @@ func ParseDirections(s string) ([]Direction, error) {
 	return nil, fmt.Errorf("--direction: accepts both, forward or reverse (got %q)", s)
 }
 
+// Compare is how the reference profiles are measured (--compare).
+type Compare int
+
+const (
+	// CompareShort: one short trial each in the first direction this
+	// host controls, none from an RTT of 300 ms (the default).
+	CompareShort Compare = iota
+	// CompareFull: full trials in every direction.
+	CompareFull
+	// CompareNone: listed with what they would set, unmeasured.
+	CompareNone
+)
+
+// ParseCompare reads --compare: short, full or none.
+func ParseCompare(s string) (Compare, error) {
+	switch s {
+	case "short":
+		return CompareShort, nil
+	case "full":
+		return CompareFull, nil
+	case "none":
+		return CompareNone, nil
+	}
+	return 0, fmt.Errorf("--compare: accepts short, full or none (got %q)", s)
+}
+
 // TrialSpec is one test to run.
 type TrialSpec struct {
 	Direction  Direction
@@ -159,8 +185,8 @@ type Options struct {
 	// LabFlag is a flag of the lab link that the command line gave
 	// (--rtt, …): refused with --peer.
 	LabFlag string
-	Force   bool // search even when the baseline fills the path
-	Compare bool // full trials (not one) for the reference profiles
+	Force   bool    // search even when the baseline fills the path
+	Compare Compare // how the reference profiles are measured
 	// Congestion is every trial's congestion control, per socket (-C),
 	// unless a lever tries another; "" = the host's default. In the lab
 	// it stands for hosts whose default it is: a namespace can default

@@ -889,6 +889,37 @@ func TestParseDirections(t *testing.T) {
 	}
 }
 
+// --compare: short (the default), full (a bare --compare) or none, and
+// with none the reference profiles are listed unmeasured: no trial of
+// theirs, and the search still finds the send buffer.
+func TestCompare(t *testing.T) {
+	for s, want := range map[string]Compare{"short": CompareShort, "full": CompareFull, "none": CompareNone} {
+		if c, err := ParseCompare(s); err != nil || c != want {
+			t.Errorf("ParseCompare(%q) = %v, %v", s, c, err)
+		}
+	}
+	if _, err := ParseCompare("all"); err == nil || !strings.HasPrefix(err.Error(), "--compare: accepts short, full or none") {
+		t.Errorf("ParseCompare(all): %v", err)
+	}
+	m := newModel(1e9, 50*time.Millisecond, "4096 131072 6291456", "4096 16384 4194304")
+	res, err := Run(context.Background(), m, Options{Compare: CompareNone}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := 0
+	for _, c := range res.Candidates {
+		if c.Origin != OriginProfile {
+			continue
+		}
+		if refs++; len(c.Trials) > 0 || !strings.HasPrefix(c.Status, "not measured: --compare none") && c.SameAs == "" && c.Status != "nothing applicable here" {
+			t.Errorf("%s: %d trials, status %q", c.ID, len(c.Trials), c.Status)
+		}
+	}
+	if refs == 0 || !res.Kept || res.Choice().WmemMax <= 4194304 {
+		t.Errorf("%d profiles listed; kept %v, choice wmem %d", refs, res.Kept, res.Choice().WmemMax)
+	}
+}
+
 func dumpResult(t *testing.T, res *Result) {
 	t.Helper()
 	for _, s := range res.Steps {

@@ -36,6 +36,11 @@ options:
   direction:
     description: both, forward or reverse.
     type: str
+  compare:
+    description:
+      - How the reference profiles are measured - short (one short trial each, the default),
+        full (every direction) or none (listed, unmeasured - a quicker run).
+    type: str
   binary:
     description: Path of tcptune on the host (default - found on PATH).
     type: str
@@ -55,6 +60,7 @@ def main():
             time=dict(type="float"),
             trials=dict(type="int"),
             direction=dict(type="str", choices=["both", "forward", "reverse"]),
+            compare=dict(type="str", choices=["short", "full", "none"]),
             binary=dict(type="str"),
         ),
         supports_check_mode=True,
@@ -71,6 +77,8 @@ def main():
         args += ["--trials", p["trials"]]
     if p["direction"]:
         args += ["--direction", p["direction"]]
+    if p["compare"]:
+        args.append("--compare=" + p["compare"])
     res = run(module, args)
     changed = bool(res.get("kept")) if module.check_mode or not p["apply"] else bool(res.get("applied"))
     module.exit_json(changed=changed, kept=res.get("kept"), applied=res.get("applied"), choice=res.get("choice"),
