@@ -216,14 +216,15 @@ func TestFleet(t *testing.T) {
 	// get it in batches of 60% (four, then three), each host measured
 	// before and after, the path groups in parallel. What
 	// the short trials give up (CI time): tune's trials of 1 s, two a
-	// candidate, forward only, and two runs of 1 s before and after with
+	// candidate, forward only, the reference profiles unmeasured
+	// (--compare=none), and two runs of 1 s before and after with
 	// a noise of 20%: a check that the flow works, not a tuning to trust.
 	wmem := sysctl(t, "h1", "net.ipv4.tcp_wmem")
 	canary, summary := filepath.Join(f.dir, "rollout-canary.json"), filepath.Join(f.dir, "rollout-summary.txt")
 	group := []string{"h2", "h3", "h4", "h5", "h6", "h7", "h8"}
 	out, r = f.playbook("tcptune.tcptune.rollout", "-e", "rollout_group=fleet", "-e", "reference_server="+refAddr,
 		"-e", "tcptune_package="+deb, "-e", "tcptune_binary_src=",
-		"-e", "tcptune_tune_time=1", "-e", "tcptune_tune_trials=2", "-e", "tcptune_tune_direction=forward",
+		"-e", "tcptune_tune_time=1", "-e", "tcptune_tune_trials=2", "-e", "tcptune_tune_direction=forward", "-e", "tcptune_tune_compare=none",
 		"-e", "rollout_time=1", "-e", "rollout_repeat=2", "-e", "rollout_batch=60%", "-e", "rollout_noise=0.2",
 		"-e", "rollout_settings="+canary, "-e", "rollout_summary_file="+summary)
 	if r["h1"].failed != 0 || r["h1"].changed < 1 {

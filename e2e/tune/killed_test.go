@@ -44,7 +44,7 @@ func waitTrial(t *testing.T, dir string, cmd *exec.Cmd) string {
 // stays; the next tune refuses to measure over it and names the
 // rollback; doctor names it too; the rollback it names restores.
 func TestTunePeerKilled(t *testing.T) {
-	t.Parallel() // low rate and its own link: runs beside the other parallel tests (the safety tests and the 50 Mbit/s path)
+	heavy(t)
 	p := newPeerLab(t, "tt-tkill", testutil.Binary(t), "serve", "-p", "5201")
 	if out, err := exec.Command("ip", "netns", "exec", p.ns, "sysctl", "-w", "net.ipv4.tcp_wmem=4096 16384 4194304").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -106,7 +106,7 @@ func TestTunePeerKilled(t *testing.T) {
 // tune --lab killed with SIGKILL leaves its link: lab ls marks it as
 // orphaned, and lab down --orphaned removes it, namespaces and all.
 func TestTuneLabKilled(t *testing.T) {
-	t.Parallel() // low rate and its own link: runs beside the other parallel tests (the safety tests and the 50 Mbit/s path)
+	t.Parallel() // a low rate on its own link: beside the heavy test of the moment
 	bin := setup(t)
 	t.Cleanup(func() { exec.Command(bin, "lab", "down", "tt-tkl").Run() })
 	cmd := exec.Command(bin, "tune", "--lab", "--name", "tt-tkl", "--rate", "200mbit", "--rtt", "20ms", "--direction", "forward", "--trials", "2", "--time", "1", "--force")
@@ -155,7 +155,7 @@ func TestTuneLabKilled(t *testing.T) {
 // restores the starting values and discards the trial's backup. (The
 // signal test of --lab signals before any candidate; this one after.)
 func TestTunePeerSignalledMidTrial(t *testing.T) {
-	t.Parallel() // low rate and its own link: runs beside the other parallel tests (the safety tests and the 50 Mbit/s path)
+	heavy(t)
 	p := newPeerLab(t, "tt-tsigp", testutil.Binary(t), "serve", "-p", "5201")
 	if out, err := exec.Command("ip", "netns", "exec", p.ns, "sysctl", "-w", "net.ipv4.tcp_wmem=4096 16384 4194304").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)

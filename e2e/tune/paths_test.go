@@ -22,7 +22,7 @@ import (
 // within 4 × BDP (the lossy climb at most doubles per step), and name
 // the direction of every step.
 func TestTunePeerLongLossyCross(t *testing.T) {
-	t.Parallel() // low rate and its own link: runs beside the other parallel tests (the safety tests and the 50 Mbit/s path)
+	t.Parallel() // a low rate on its own link: beside the heavy test of the moment
 	const (
 		name    = "tt-tlong"
 		rateBPS = 50e6

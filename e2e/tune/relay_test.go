@@ -70,6 +70,7 @@ func inside(ss []snapshot, from, to time.Time) (float64, bool) {
 // line rate (the smaller of the tcptune server's sender count and this
 // receiver's).
 func TestTrialAgainstRelay(t *testing.T) {
+	heavy(t)
 	bin := setup(t)
 	c := lab.Config{Name: "tt-trelay", Rate: 1e9, RTT: 20 * time.Millisecond, MTU: 1500}
 	if out, errOut, err := testutil.Run(t, time.Minute, bin, "lab", "up", c.Name, "--rate", "1gbit", "--rtt", "20ms"); err != nil {
@@ -133,6 +134,7 @@ func TestTrialAgainstRelay(t *testing.T) {
 // receiver) and tcptune serve. BBR keeps the rate at the goodput
 // through 0.5% loss, where the release shows.
 func TestTrialIntervalsOnALossyPath(t *testing.T) {
+	heavy(t)
 	bin := setup(t)
 	const name = "tt-tloss"
 	if out, errOut, err := testutil.Run(t, time.Minute, bin, "lab", "up", name, "--rate", "200mbit", "--rtt", "20ms", "--loss", "0.5%", "--seed", "7"); err != nil {

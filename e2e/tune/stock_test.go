@@ -20,6 +20,7 @@ import (
 // cubic flow was called "congestion window" with nothing to raise, and
 // the RTT probe's bare connects filled iperf3's log with errors.
 func TestTunePeerStockIperf3CubicShallow(t *testing.T) {
+	heavy(t)
 	iperf3 := testutil.NeedIperf3Newest(t)
 	p := newPeerLabOn(t, "tt-tstock", []string{"--rate", "1gbit", "--rtt", "40ms", "--queue", "0.2bdp"}, iperf3, "-s", "-p", "5201")
 	if out, err := exec.Command("ip", "netns", "exec", p.ns, "sysctl", "-w", "net.ipv4.tcp_wmem=4096 16384 4194304").CombinedOutput(); err != nil {

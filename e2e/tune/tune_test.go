@@ -30,8 +30,21 @@ func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 var links = []string{"tt-tune", "tt-tlong", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl", "tt-tstock", "tt-tsigp", "tt-tmtu"}
 
 // leftovers removes, once per run, the links a killed run left (not on
-// every setup: tests marked parallel run their links side by side).
+// every setup: the tests run their links side by side).
 var leftovers sync.Once
+
+// gigabit is held by the test that moves data at a gigabit or more:
+// every test of the suite is parallel, and the light ones (low rates on
+// their own links) run beside one heavy one, never two heavy ones at once.
+var gigabit sync.Mutex
+
+// heavy marks t as moving data at a gigabit or more: it runs beside the
+// light tests, alone among the heavy ones.
+func heavy(t *testing.T) {
+	t.Parallel()
+	gigabit.Lock()
+	t.Cleanup(gigabit.Unlock)
+}
 
 func setup(t *testing.T) string {
 	t.Helper()
@@ -100,6 +113,7 @@ func (s summary) find(id string) *cand {
 // link), 50 ms on a host with Linux's default 4 MiB: so the gain is
 // asserted on any host, not only on one with small buffers.
 func TestTuneLab(t *testing.T) {
+	heavy(t)
 	bin := setup(t)
 	dir := t.TempDir()
 	report := filepath.Join(dir, "tune.html")
@@ -326,6 +340,7 @@ func (p *peerLab) checkTrials(out string) {
 // interface is at 1500), so the MTU stays and the peer's command is
 // printed.
 func TestTunePeerIperf3Apply(t *testing.T) {
+	heavy(t)
 	iperf3 := testutil.NeedIperf3(t)
 	p := newPeerLabOn(t, "tt-tpeer", []string{"--rate", "1gbit", "--rtt", "50ms", "--path-mtu", "9000"}, iperf3, "-s", "-p", "5201")
 	mtuBefore := p.mtu()
@@ -336,7 +351,7 @@ func TestTunePeerIperf3Apply(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	before := p.sysctl("net.ipv4.tcp_wmem")
-	out, errOut, err := p.tune("tt-tpeer", nil, "--direction", "forward", "--trials", "2", "--time", "1", "--json", "--apply")
+	out, errOut, err := p.tune("tt-tpeer", nil, "--direction", "forward", "--trials", "2", "--time", "1", "--json", "--apply", "--compare=none")
 	if err != nil {
 		t.Fatalf("tune --peer: %v\n%s\n%s", err, out, errOut)
 	}
@@ -379,6 +394,7 @@ func TestTunePeerIperf3Apply(t *testing.T) {
 // Without --apply, and when a write fails, the namespace ends with its
 // starting values.
 func TestTunePeerRestores(t *testing.T) {
+	heavy(t)
 	p := newPeerLab(t, "tt-tfail", testutil.Binary(t), "serve", "-p", "5201")
 	keys := []string{"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.ipv4.tcp_sack", "net.ipv4.tcp_notsent_lowat"}
 	start := map[string]string{}
@@ -395,7 +411,7 @@ func TestTunePeerRestores(t *testing.T) {
 			t.Errorf("%s: %d backups left", what, len(entries))
 		}
 	}
-	out, errOut, err := p.tune("tt-tfail", nil, "--direction", "reverse", "--trials", "2", "--time", "1")
+	out, errOut, err := p.tune("tt-tfail", nil, "--direction", "reverse", "--trials", "2", "--time", "1", "--compare=none")
 	if err != nil {
 		t.Fatalf("tune --peer -R: %v\n%s\n%s", err, out, errOut)
 	}
@@ -438,6 +454,7 @@ func TestTunePeerRestores(t *testing.T) {
 }
 
 func TestTuneFlags(t *testing.T) {
+	t.Parallel() // no traffic
 	bin := testutil.Binary(t)
 	for _, c := range []struct {
 		args []string
@@ -452,6 +469,8 @@ func TestTuneFlags(t *testing.T) {
 		{[]string{"tune", "--peer", "x", "--trials", "1"}, "--trials: accepts trials 2..50"},
 		{[]string{"tune", "--lab", "--rate", "fast"}, "--rate: accepts a bit rate"},
 		{[]string{"tune", "--peer", "x", "-t", "0"}, "-t/--time: accepts"},
+		{[]string{"tune", "--peer", "x", "--compare=all"}, "--compare: accepts short, full or none"},
+		{[]string{"tune", "--peer", "x", "--compare", "none"}, "--compare: takes its value after '=' (--compare=none)"},
 	} {
 		_, errOut, err := testutil.Run(t, 30*time.Second, bin, c.args...)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
