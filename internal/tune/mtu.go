@@ -100,7 +100,7 @@ func (r *runner) probeMTU(ctx context.Context) (jumbo, error) {
 	}
 	pm.Probed = probed
 	if probed.Unknown || probed.Largest <= mtu {
-		res.Steps = append(res.Steps, fmt.Sprintf("path MTU: %s with %s at %d: the MTU stays %d", probed, ends, jumboMTU, mtu))
+		res.Steps = append(res.Steps, fmt.Sprintf("path MTU: %s, probed with %s at %d: the MTU stays %d", probed, ends, jumboMTU, mtu))
 		return j, nil
 	}
 	j.larger = probed.Largest

@@ -99,9 +99,15 @@ func WriteText(w io.Writer, r *Result) {
 		if raised == "" {
 			raised = "both ends' interfaces"
 		}
-		fmt.Fprintf(w, "\nPath MTU: %s with %s at %d (they had %d)", pm.Probed, raised, pm.Tried, pm.Interface)
-		if pm.MSSBefore > 0 && pm.MSSAfter > 0 {
+		fmt.Fprintf(w, "\nPath MTU: %s, probed with %s at %d", pm.Probed, raised, pm.Tried)
+		if pm.Tried != pm.Interface {
+			fmt.Fprintf(w, " for the probe (they had %d)", pm.Interface)
+		}
+		switch {
+		case pm.MSSBefore > 0 && pm.MSSAfter > 0 && pm.MSSBefore != pm.MSSAfter:
 			fmt.Fprintf(w, "; MSS %d → %d", pm.MSSBefore, pm.MSSAfter)
+		case pm.MSSBefore > 0:
+			fmt.Fprintf(w, "; MSS %d", pm.MSSBefore)
 		}
 		fmt.Fprintln(w)
 	}

@@ -468,7 +468,7 @@ func (r *runner) trials(ctx context.Context, c *Candidate, n int, dirs []Directi
 loop:
 	for _, d := range dirs {
 		for i := 0; i < n; i++ {
-			label := fmt.Sprintf("%s, %s %d/%d", c.Name, d, c.Runs(d)+1, max(n, c.Runs(d)+1))
+			label := fmt.Sprintf("%s, %s %d/%d", c.Name, d, i+1, n)
 			if n == 1 {
 				label = fmt.Sprintf("screening %s, %s", c.Name, d)
 			}
