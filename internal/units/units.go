@@ -236,30 +236,6 @@ func FormatRate(bps float64) string {
 	return fmt.Sprintf("%.0f bits/sec", bps)
 }
 
-// FormatRateUnit formats bits per second in a fixed unit chosen by an
-// iperf3 -f letter: k, m, g, t (bits) or K, M, G, T (bytes); 'a' is adaptive.
-func FormatRateUnit(bps float64, unit byte) string {
-	switch unit {
-	case 'k':
-		return fmt.Sprintf("%.0f Kbits/sec", bps/1e3)
-	case 'm':
-		return fmt.Sprintf("%.1f Mbits/sec", bps/1e6)
-	case 'g':
-		return fmt.Sprintf("%.2f Gbits/sec", bps/1e9)
-	case 't':
-		return fmt.Sprintf("%.3f Tbits/sec", bps/1e12)
-	case 'K':
-		return fmt.Sprintf("%.0f KBytes/sec", bps/8/1024)
-	case 'M':
-		return fmt.Sprintf("%.1f MBytes/sec", bps/8/(1<<20))
-	case 'G':
-		return fmt.Sprintf("%.2f GBytes/sec", bps/8/(1<<30))
-	case 'T':
-		return fmt.Sprintf("%.3f TBytes/sec", bps/8/(1<<40))
-	}
-	return FormatRate(bps)
-}
-
 // FormatSize formats a size compactly for explanations ("6.0 MB" uses
 // decimal megabytes as network engineers quote BDPs; binary sizes get iB).
 func FormatSize(b float64) string {
