@@ -26,27 +26,16 @@ func newTuneCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tune --lab [--rate 1gbit --rtt 50ms --loss 0 --queue 1bdp] | --peer HOST [-p 5201] [--apply [--persist]]",
 		Short: "Measure, try candidate buffer settings, keep the smallest that reaches the best throughput",
-		Long: `tune measures the idle RTT and a baseline (3 trials of 5 s per direction),
-stops there if the baseline already fills the path (--force goes on), and
-searches a grid of tcp_rmem and tcp_wmem maxima on rungs 1.15× apart (from
-the host's own up to 4 × BDP) × the congestion controls available × the
-host queues' raise where they dropped packets × a larger MTU where the path
-carries one. A model of the path, updated by every trial, predicts where
-each point gets: tune screens the cheapest point it predicts reaches the
-path in every direction this host controls, gives a full set of trials to
-one whose screenings reach it, and keeps the cheapest point whose full set
-is within the noise of the best; that set is its verification. It never
-lowers a maximum the host has (--allow-lower does); --budget bounds the
-trial time (3 minutes, 4 at an RTT of 500 ms or more). Throughput is the
-payload the kernel counted as delivered.
-
---lab builds a lab link, runs "tcptune serve" in end b and the trials from
-end a, applies candidates in both namespaces, and removes the link. --peer
-runs against a tcptune or iperf3 server and changes only this host (its
-tcp_wmem acts on forward, its tcp_rmem on reverse), printing the command
-for the peer where the peer's side limits. Without --apply the host ends
-with its starting values, also after Ctrl-C, TERM, HUP or a closed output.
-docs/tune.md has the whole of it.`,
+		Long: `tune measures the idle RTT and a baseline (--trials of --time per
+direction), then searches a grid of tcp_rmem and tcp_wmem maxima (rungs 1.15×
+apart, from the host's own up to 4 × BDP) × the congestion controls × the
+host queues' raise and a larger MTU where the path calls for them: a model of
+the path, updated by every trial, says which point to screen next, and tune
+keeps the cheapest point whose full set (its verification) is within the
+noise of the best. --lab tunes both ends of a lab link; --peer this host
+against a tcptune or iperf3 server, printing the peer's command where its
+side limits. Without --apply every value is restored, also after Ctrl-C,
+TERM, HUP or a closed output. docs/tune.md has the whole of it.`,
 		Example: "  tcptune tune --lab\n  tcptune tune --lab --rate 100mbit --rtt 200ms --report tune.html\n  tcptune tune --peer 10.0.0.2 --rate 10gbit --apply --persist",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && cmd.Flags().Changed("compare") {
