@@ -43,6 +43,10 @@ type Env struct {
 	// set-up: what the search spent.
 	TrialSeconds float64
 	Trials       int
+	// Slow are the rates of the trials that drew a control's slow mode
+	// (cubic out of slow start early behind a shallow queue), as they
+	// were returned: what tune's trials could show of it.
+	Slow map[float64]bool
 }
 
 // New is the scenario's path with the truth seed draws.
@@ -163,14 +167,19 @@ func (e *Env) Trial(_ context.Context, spec tune.TrialSpec, pathRate float64, id
 	e.Trials++
 	e.TrialSeconds += (spec.Omit + spec.Time).Seconds() + 8*e.s.RTT.Seconds()
 	early := e.rng.Float64()
-	var f flow
+	at := e.s.flowOf
 	if d == tune.Forward {
-		f = e.s.forward(e.t, p, early)
-	} else {
-		f = e.s.flowOf(e.t, p, early)
+		at = e.s.forward
 	}
+	f := at(e.t, p, early)
 	g := e.s.goodput(p.mtu)
 	bps := math.Min(f.bps*math.Exp(e.t.noise*e.rng.NormFloat64()), g)
+	if f.bps < at(e.t, p, 1).bps {
+		if e.Slow == nil {
+			e.Slow = map[float64]bool{}
+		}
+		e.Slow[bps] = true
+	}
 	secs := spec.Time.Seconds()
 	t := tune.Trial{Direction: d, BitsPerSecond: bps, CountedBy: "sender", Seconds: secs, MSS: p.mtu - 52,
 		RTTus: float64(f.rttLoaded.Microseconds()), MinRTTus: float64(e.s.RTT.Microseconds()),

@@ -112,7 +112,7 @@ func TestBaseline(t *testing.T) {
 			continue
 		}
 		var worst, mem, secs []float64
-		kept := 0
+		kept, seen := 0, 0
 		for seed := *first; seed < *first+uint64(*seeds); seed++ {
 			e := New(s, seed)
 			start := e.Values()
@@ -162,6 +162,16 @@ func TestBaseline(t *testing.T) {
 				t.Logf("%s, seed %d: truth %+v\noracle %+v\nfinal %v cc %q: %+v\nkept %v: %s\n%s\n%s", s.Name, seed, e.t, o, final, cc, sc, res.Kept, res.Why, strings.Join(res.Steps, "\n"), strings.Join(trials, "\n"))
 			}
 			worst, mem, secs = append(worst, sc.Worst), append(mem, sc.Memory), append(secs, e.TrialSeconds)
+			// Whether the search's observations (the baseline's trials,
+			// the screenings, the full sets and the reference profiles
+			// that set only the grid's knobs) caught the slow mode of a
+			// control this host runs (against a peer, forward's only).
+			if slices.ContainsFunc(res.Candidates, func(c *tune.Candidate) bool {
+				return (c.Origin == tune.OriginBaseline || c.Origin == tune.OriginSearch || c.Origin == tune.OriginProfile && onGrid(c)) &&
+					slices.ContainsFunc(c.Trials, func(tr tune.Trial) bool { return e.Slow[tr.BitsPerSecond] && (s.Both || tr.Direction == tune.Forward) })
+			}) {
+				seen++
+			}
 			if res.Kept {
 				kept++
 			}
@@ -175,11 +185,23 @@ func TestBaseline(t *testing.T) {
 				at95++
 			}
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %d | %.0f%% | %.2f | %.2f | %.2f | %.0f | %.0f%% |", s.Name, len(worst),
-			100*float64(at95)/float64(len(worst)), stats.Median(worst), slices.Min(worst), stats.Median(mem), stats.Median(secs), 100*float64(kept)/float64(len(worst))))
+		slow := "-"
+		if s.Queue < 1 { // where a control has a slow mode
+			slow = fmt.Sprintf("%.0f%%", 100*float64(seen)/float64(len(worst)))
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %d | %.0f%% | %.2f | %.2f | %.2f | %.0f | %.0f%% | %s |", s.Name, len(worst),
+			100*float64(at95)/float64(len(worst)), stats.Median(worst), slices.Min(worst), stats.Median(mem), stats.Median(secs), 100*float64(kept)/float64(len(worst)), slow))
 	}
-	t.Logf("seeds %d from %d\n| scenario | seeds | ≥ 95%% of the oracle | median share | worst share | memory × cheapest | trial-seconds | kept |\n|---|---|---|---|---|---|---|---|\n%s",
+	t.Logf("seeds %d from %d\n| scenario | seeds | ≥ 95%% of the oracle | median share | worst share | memory × cheapest | trial-seconds | kept | slow mode seen |\n|---|---|---|---|---|---|---|---|---|\n%s",
 		*seeds, *first, strings.Join(rows, "\n"))
+}
+
+// onGrid reports whether a reference profile sets only the search
+// grid's knobs (its trials are then the search's observations).
+func onGrid(c *tune.Candidate) bool {
+	return !slices.ContainsFunc(c.Settings, func(s tune.Setting) bool {
+		return !slices.Contains([]string{keyRmem, keyWmem, keyCC, "net.core.rmem_max", "net.core.wmem_max"}, s.Key)
+	})
 }
 
 // Against a peer the choice may be a point that never ran: each
