@@ -27,7 +27,7 @@ import (
 func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 
 // links the suite creates; leftovers of a killed run are removed first.
-var links = []string{"tt-tune", "tt-tlong", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl", "tt-tstock", "tt-tsigp", "tt-tmtu"}
+var links = []string{"tt-tune", "tt-tlong", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl", "tt-tstock", "tt-tsigp", "tt-tmtu", "tt-tfull", "tt-tstock2"}
 
 // leftovers removes, once per run, the links a killed run left (not on
 // every setup: the tests run their links side by side).

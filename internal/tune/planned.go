@@ -320,10 +320,33 @@ func (r *runner) explain(choice *Candidate, top float64) {
 		case attrib.Limit(t.Limit) == attrib.Unknown:
 			r.unseenPeer(d, k, map[string]int64{keyRmem: choice.RmemMax, keyWmem: choice.WmemMax}[k.key], t)
 		default:
-			r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s stays at %s, short of the path (%s): %s; this host's %s max is %s, the grid's top is %g × BDP",
-				d, rate(choice.Summary[d].Median), rate(r.res.Goodput), t.Verdict, strings.TrimPrefix(k.key, "net.ipv4."), r.multiple(map[string]int64{keyRmem: choice.RmemMax, keyWmem: choice.WmemMax}[k.key]), top))
+			r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s stays at %s, short of the path (%s): %s; %s",
+				d, rate(choice.Summary[d].Median), rate(r.res.Goodput), t.Verdict, r.whyNotMore(d, k.key, choice, top)))
 		}
 	}
+}
+
+// whyNotMore says why the search left this host's buffer key where it
+// holds direction d: at the grid's top; or what the best point measured
+// with more of it read there, at more memory (the choice is the
+// cheapest point whose full set is within the noise of the best); or
+// that none was measured.
+func (r *runner) whyNotMore(d Direction, key string, choice *Candidate, top float64) string {
+	of := func(c *Candidate) int64 { return map[string]int64{keyRmem: c.RmemMax, keyWmem: c.WmemMax}[key] }
+	name := strings.TrimPrefix(key, "net.ipv4.")
+	if float64(of(choice)) >= top*float64(r.res.BDP)*(1-1e-3) {
+		return fmt.Sprintf("this host's %s max is %s, the grid's top", name, r.multiple(of(choice)))
+	}
+	var best *Candidate
+	for _, c := range r.res.Candidates {
+		if c.Origin == OriginSearch && of(c) > of(choice) && c.Summary[d].N > 0 && (best == nil || c.Summary[d].Median > best.Summary[d].Median) {
+			best = c
+		}
+	}
+	if best == nil {
+		return fmt.Sprintf("no point with more %s than %s was measured: the model rated none higher, or the budget ended first", name, r.multiple(of(choice)))
+	}
+	return fmt.Sprintf("with more %s the best measured was %s (%s, %d trial(s)), at more memory", name, rate(best.Summary[d].Median), best.Name, best.Summary[d].N)
 }
 
 // predicted says what the model expects of an action's point.

@@ -4,8 +4,11 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/tcptune/tcptune/internal/stats"
 )
 
 // The model's search on a lab path its send buffer holds: the choice
@@ -123,5 +126,33 @@ func TestPlannedBudget(t *testing.T) {
 	}
 	if time.Duration(n)*per > 60*time.Second {
 		t.Errorf("the search spent %s of a 60 s budget", time.Duration(n)*per)
+	}
+}
+
+// A direction this host's buffer holds short of the path is explained:
+// the buffer at the grid's top, or the best measured with more of it,
+// or no such point measured.
+func TestWhyNotMore(t *testing.T) {
+	const bdp = 6250000
+	sum := func(med float64, n int) map[Direction]stats.Summary {
+		return map[Direction]stats.Summary{Forward: {N: n, Median: med}}
+	}
+	choice := &Candidate{Name: "wmem 1.33 × BDP", Origin: OriginSearch, WmemMax: 8323072, Summary: sum(1.86e9, 3)}
+	more := &Candidate{Name: "wmem 4 × BDP with bbr", Origin: OriginSearch, WmemMax: 4 * bdp, Summary: sum(1.89e9, 1)}
+	less := &Candidate{Name: "wmem 1.15 × BDP", Origin: OriginSearch, WmemMax: 7208960, Summary: sum(1.95e9, 1)}
+	ref := &Candidate{Name: "ESnet", Origin: OriginProfile, WmemMax: 8 * bdp, Summary: sum(1.99e9, 1)}
+	for _, tc := range []struct {
+		cands  []*Candidate
+		choice *Candidate
+		want   string
+	}{
+		{[]*Candidate{choice, more, less, ref}, choice, "with more tcp_wmem the best measured was 1.89 Gbit/s (wmem 4 × BDP with bbr, 1 trial(s)), at more memory"},
+		{[]*Candidate{choice, less, ref}, choice, "no point with more tcp_wmem than 1.33 × BDP was measured"},
+		{[]*Candidate{choice, more}, more, "this host's tcp_wmem max is 4 × BDP, the grid's top"},
+	} {
+		r := &runner{res: &Result{BDP: bdp, Candidates: tc.cands}}
+		if got := r.whyNotMore(Forward, keyWmem, tc.choice, 4); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("got %q\nwant %q", got, tc.want)
+		}
 	}
 }
