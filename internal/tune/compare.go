@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -167,12 +168,41 @@ func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 			c.SameAs, c.Status = "baseline", "identical to the current settings"
 		case seen[sig] != "":
 			c.SameAs, c.Status = seen[sig], "identical to "+seen[sig]
+		case !r.env.BothEnds() && r.everySocket(c) != "":
+			c.Status = "not measured on a live host: " + r.everySocket(c)
 		default:
 			seen[sig] = c.ID
 			active = append(active, c)
 		}
 	}
 	return active, nil
+}
+
+// everySocket says why c's trial is not for a live host ("" none): a
+// minimum or default buffer that every socket made during it takes,
+// above what one busy connection may reach there now (the search moves
+// maxima only; a lab's namespaces are thrown away).
+func (r *runner) everySocket(c *Candidate) string {
+	for _, s := range c.Settings {
+		f, buf := strings.Fields(s.Value), keyRmem
+		switch s.Key {
+		case keyRmem, keyWmem:
+			buf, f = s.Key, f[:min(2, len(f))]
+		case "net.core.wmem_default":
+			buf = keyWmem
+		case "net.core.rmem_default":
+		default:
+			continue
+		}
+		limit := maxOf(r.current[buf])
+		for _, v := range f {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && limit > 0 && n > limit {
+				return fmt.Sprintf("%s = %s gives every socket %s, more than one busy connection may reach here now (%s max %s)",
+					s.Key, norm(s.Value), size(n), strings.TrimPrefix(buf, "net.ipv4."), size(limit))
+			}
+		}
+	}
+	return ""
 }
 
 // judge decides whether the verification v beats the baseline base:

@@ -1532,3 +1532,32 @@ func TestProfileShowsAHiddenSendBuffer(t *testing.T) {
 		}
 	}
 }
+
+// On a live host (--peer) a reference profile whose minimum or default
+// buffer, which every socket made during its trial takes, is above what
+// one busy connection may reach there now is listed, not measured (seed
+// 002's 10 MB for every socket, seed 004's second set: a 128 MB
+// minimum); in the lab, whose namespaces are thrown away, it is measured.
+func TestProfilesOnALiveHost(t *testing.T) {
+	unsafe := map[string]string{
+		"seed-002":      "net.ipv4.tcp_rmem = 10000000 10000000 10000000 gives every socket 10.0 MB",
+		"seed-004-set2": "net.ipv4.tcp_rmem = 134217728 268435456 536870912 gives every socket 134.2 MB",
+	}
+	for _, both := range []bool{false, true} {
+		m := newModel(1e9, 50*time.Millisecond, "4096 131072 6291456", "4096 16384 4194304")
+		m.both, m.peerR, m.peerW = both, 33554432, 33554432
+		res, err := Run(context.Background(), m, Options{}, quiet{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Candidates {
+			if c.Origin != OriginProfile || c.SameAs != "" || len(c.Settings) == 0 {
+				continue
+			}
+			why, isUnsafe := unsafe[c.ID]
+			if skip := !both && isUnsafe; (len(c.Trials) == 0) != skip || skip && !strings.HasPrefix(c.Status, "not measured on a live host: "+why) {
+				t.Errorf("lab %v: %s ran %d trials, status %q", both, c.ID, len(c.Trials), c.Status)
+			}
+		}
+	}
+}
