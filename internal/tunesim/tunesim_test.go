@@ -152,6 +152,17 @@ func TestBaseline(t *testing.T) {
 			}
 			final, cc := Final(start, res)
 			sc := e.Judge(final, cc, o)
+			// Whether the search's observations (the baseline's trials,
+			// the screenings, the full sets and the reference profiles
+			// that set only the grid's knobs) caught the slow mode of a
+			// control this host runs (against a peer, forward's only).
+			slowSeen := slices.ContainsFunc(res.Candidates, func(c *tune.Candidate) bool {
+				return (c.Origin == tune.OriginBaseline || c.Origin == tune.OriginSearch || c.Origin == tune.OriginProfile && onGrid(c)) &&
+					slices.ContainsFunc(c.Trials, func(tr tune.Trial) bool { return e.Slow[tr.BitsPerSecond] && (s.Both || tr.Direction == tune.Forward) })
+			})
+			if slowSeen {
+				seen++
+			}
 			if *dump {
 				var trials []string
 				for _, c := range res.Candidates {
@@ -159,19 +170,9 @@ func TestBaseline(t *testing.T) {
 						trials = append(trials, fmt.Sprintf("  %s %s: %.3g %s (capped %s) retrans %d inflight %d", c.Name, tr.Direction, tr.BitsPerSecond, tr.Limit, tr.Capped, tr.Retransmits, tr.Inflight))
 					}
 				}
-				t.Logf("%s, seed %d: truth %+v\noracle %+v\nfinal %v cc %q: %+v\nkept %v: %s\n%s\n%s", s.Name, seed, e.t, o, final, cc, sc, res.Kept, res.Why, strings.Join(res.Steps, "\n"), strings.Join(trials, "\n"))
+				t.Logf("%s, seed %d: truth %+v\noracle %+v\nfinal %v cc %q: %+v\nkept %v: %s\nslow mode seen %v\n%s\n%s", s.Name, seed, e.t, o, final, cc, sc, res.Kept, res.Why, slowSeen, strings.Join(res.Steps, "\n"), strings.Join(trials, "\n"))
 			}
 			worst, mem, secs = append(worst, sc.Worst), append(mem, sc.Memory), append(secs, e.TrialSeconds)
-			// Whether the search's observations (the baseline's trials,
-			// the screenings, the full sets and the reference profiles
-			// that set only the grid's knobs) caught the slow mode of a
-			// control this host runs (against a peer, forward's only).
-			if slices.ContainsFunc(res.Candidates, func(c *tune.Candidate) bool {
-				return (c.Origin == tune.OriginBaseline || c.Origin == tune.OriginSearch || c.Origin == tune.OriginProfile && onGrid(c)) &&
-					slices.ContainsFunc(c.Trials, func(tr tune.Trial) bool { return e.Slow[tr.BitsPerSecond] && (s.Both || tr.Direction == tune.Forward) })
-			}) {
-				seen++
-			}
 			if res.Kept {
 				kept++
 			}
