@@ -88,13 +88,29 @@ type cand struct {
 	} `json:"summary"`
 	Settings []struct{ Key, Value string } `json:"settings"`
 	Trials   []struct {
-		Direction  string `json:"direction"`
-		Congestion string `json:"congestion"`
-		Verdict    string `json:"verdict"`
+		Direction  string  `json:"direction"`
+		Congestion string  `json:"congestion"`
+		Verdict    string  `json:"verdict"`
+		Limit      string  `json:"limit"`
+		BPS        float64 `json:"bits_per_second"`
+		MSS        int     `json:"mss"`
 		HostDrops  *struct {
 			TxDrop int64 `json:"tx_dropped"`
 		} `json:"host_drops"`
 	} `json:"trials"`
+}
+
+// noneAbove checks that no trial of s counts more than room(its MSS),
+// what the path leaves the flow, by more than the counting slack.
+func noneAbove(t *testing.T, s summary, room func(mss int) float64) {
+	t.Helper()
+	for _, c := range s.Cands {
+		for _, tr := range c.Trials {
+			if r := room(tr.MSS); tr.BPS > 1.01*r {
+				t.Errorf("%s %s: %.1f Mbit/s, above the %.1f the path leaves", c.ID, tr.Direction, tr.BPS/1e6, r/1e6)
+			}
+		}
+	}
 }
 
 func (s summary) find(id string) *cand {
