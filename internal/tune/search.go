@@ -25,35 +25,25 @@ type knob struct {
 	peer bool   // the peer's, which this host cannot change
 }
 
-// leverOf is lever for a trial: also a congestion window without loss
-// behind a send buffer at its cap names that buffer (only a trial tells
-// whether raising it helps; the climb's rule stops it if not).
+// leverOf is the buffer that held a trial in direction d, and whether
+// it is the peer's (plan.Acts: this host's knob acts on d, or the other
+// end's does): also a congestion window without loss behind a send
+// buffer at its cap names that buffer (only a trial tells whether
+// raising it helps). Without a sender's view (a stock iperf3 sends) it
+// is this host's side of the direction; the trials decide.
 func (r *runner) leverOf(d Direction, t Trial) (knob, bool) {
-	limit := t.Limit
-	if attrib.Limit(limit) == attrib.Network && t.Capped == string(attrib.SendBuffer) && t.Retransmits == 0 {
-		limit = string(attrib.SendBuffer)
+	limit := attrib.Limit(t.Limit)
+	if limit == attrib.Network && t.Capped == string(attrib.SendBuffer) && t.Retransmits == 0 {
+		limit = attrib.SendBuffer
 	}
-	var k knob
-	switch attrib.Limit(limit) {
-	case attrib.ReceiverWindow:
-		k = knob{key: keyRmem, peer: d == Forward}
-	case attrib.SendBuffer:
-		k = knob{key: keyWmem, peer: d == Reverse}
-	case attrib.Unknown, "":
-		// No sender's view (a stock iperf3 sends): try this host's
-		// side of the direction; the trials decide.
-		if d == Forward {
-			k = knob{key: keyWmem}
-		} else {
-			k = knob{key: keyRmem}
-		}
-	default:
+	k := map[attrib.Limit]string{attrib.ReceiverWindow: keyRmem, attrib.SendBuffer: keyWmem}[limit]
+	switch {
+	case limit == attrib.Unknown || limit == "":
+		k = map[Direction]string{Forward: keyWmem, Reverse: keyRmem}[d]
+	case k == "":
 		return knob{}, false
 	}
-	if r.env.BothEnds() {
-		k.peer = false
-	}
-	return k, true
+	return knob{key: k, peer: !slices.Contains(actsOn(k, r.env.BothEnds()), d)}, true
 }
 
 // controllable sets the directions this host can move, from the
