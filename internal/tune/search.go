@@ -39,7 +39,9 @@ func (r *runner) leverOf(d Direction, t Trial) (knob, bool) {
 	k := map[attrib.Limit]string{attrib.ReceiverWindow: keyRmem, attrib.SendBuffer: keyWmem}[limit]
 	switch {
 	case limit == attrib.Unknown || limit == "":
-		k = map[Direction]string{Forward: keyWmem, Reverse: keyRmem}[d]
+		if k = keyRmem; slices.Contains(actsOn(keyWmem, false), d) {
+			k = keyWmem // this host sends d
+		}
 	case k == "":
 		return knob{}, false
 	}
