@@ -36,17 +36,15 @@ func (r *runner) compare(ctx context.Context) ([]*Candidate, error) {
 	if len(active) == 0 {
 		return nil, nil
 	}
-	why := ""
-	switch {
-	case r.o.Compare == CompareNone:
-		why = "--compare none"
-	case res.RTT >= longRTT && r.o.Compare == CompareShort:
-		// Each trial costs its omitted start (10 × RTT) and five or six
-		// round trips of iperf3's protocol: at a satellite's RTT the
-		// comparison would add minutes.
-		why = fmt.Sprintf("at an RTT of %s each trial costs %s (--compare full measures them)", units.FormatDuration(res.RTT), secs(r.omit+time.Second+6*res.RTT))
-	}
-	if why != "" {
+	// Each trial costs its omitted start (10 × RTT) and five or six round
+	// trips of iperf3's protocol: at a satellite's RTT the comparison
+	// would add minutes.
+	long := res.RTT >= longRTT && r.o.Compare == CompareShort
+	if r.o.Compare == CompareNone || long {
+		why := "--compare none"
+		if long {
+			why = fmt.Sprintf("at an RTT of %s each trial costs %s (--compare full measures them)", units.FormatDuration(res.RTT), secs(r.omit+time.Second+6*res.RTT))
+		}
 		// Listed with what they would set, unmeasured.
 		for _, c := range active {
 			c.Status = "not measured: " + why
@@ -160,7 +158,7 @@ func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 		c.Settings = keep
 		c.resolve(r.current)
 		r.res.Candidates = append(r.res.Candidates, c)
-		sig := c.signature(r.current)
+		sig, e := c.signature(r.current), r.everySocket(c)
 		switch {
 		case len(c.Settings) == 0:
 			c.Status = "nothing applicable here"
@@ -168,8 +166,9 @@ func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 			c.SameAs, c.Status = "baseline", "identical to the current settings"
 		case seen[sig] != "":
 			c.SameAs, c.Status = seen[sig], "identical to "+seen[sig]
-		case !r.env.BothEnds() && r.everySocket(c) != "":
-			c.Status = "not measured on a live host: " + r.everySocket(c)
+		case !r.env.BothEnds() && e.n > 0:
+			c.Status = fmt.Sprintf("not measured on a live host: %s = %s gives every socket %s, more than one busy connection may reach here now (%s max %s)",
+				e.key, norm(e.value), size(e.n), strings.TrimPrefix(e.buf, "net.ipv4."), size(e.limit))
 		default:
 			seen[sig] = c.ID
 			active = append(active, c)
@@ -178,11 +177,19 @@ func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 	return active, nil
 }
 
-// everySocket says why c's trial is not for a live host ("" none): a
-// minimum or default buffer that every socket made during it takes,
-// above what one busy connection may reach there now (the search moves
+// perSocket is a buffer every socket takes (a minimum or a default):
+// the setting, its size n, and the maximum limit of the host's buffer buf
+// it exceeds (n 0: none does).
+type perSocket struct {
+	key, value, buf string
+	n, limit        int64
+}
+
+// everySocket is c's first minimum or default buffer, which every socket
+// made during its trial takes, above what one busy connection may reach
+// on the host now: such a trial is not for a live host (the search moves
 // maxima only; a lab's namespaces are thrown away).
-func (r *runner) everySocket(c *Candidate) string {
+func (r *runner) everySocket(c *Candidate) perSocket {
 	for _, s := range c.Settings {
 		f, buf := strings.Fields(s.Value), keyRmem
 		switch s.Key {
@@ -197,12 +204,11 @@ func (r *runner) everySocket(c *Candidate) string {
 		limit := maxOf(r.current[buf])
 		for _, v := range f {
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil && limit > 0 && n > limit {
-				return fmt.Sprintf("%s = %s gives every socket %s, more than one busy connection may reach here now (%s max %s)",
-					s.Key, norm(s.Value), size(n), strings.TrimPrefix(buf, "net.ipv4."), size(limit))
+				return perSocket{key: s.Key, value: s.Value, buf: buf, n: n, limit: limit}
 			}
 		}
 	}
-	return ""
+	return perSocket{}
 }
 
 // judge decides whether the verification v beats the baseline base:
