@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"runtime"
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/daemon"
@@ -63,7 +62,7 @@ func newIperf3Cmd(args []string) *cobra.Command {
 	s.auth.registerServer(fs)
 	flagx.IntVarP(fs, &s.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "idle timeout for receiving data (ms)")
 	fs.BoolVarP(&pf.version, "version", "v", false, "print the version (iperf 3.22 (tcptune X.Y.Z)) and exit")
-	fs.BoolVarP(&pf.daemon, "daemon", "D", false, "run the server in the background as a daemon ("+runtime.GOOS+": "+daemonSupport()+")")
+	fs.BoolVarP(&pf.daemon, "daemon", "D", false, "run the server in the background as a daemon (not on Windows)")
 	fs.StringVar(&pf.logfile, "logfile", "", "send output (and errors) to this file, appending")
 	fs.StringVarP(&pf.pidfile, "pidfile", "I", "", "write the process ID to this file while running")
 	fs.StringVar(&pf.serverLimit, "server-bitrate-limit", "", "server's total bit rate limit (not supported by tcptune)")
@@ -71,13 +70,6 @@ func newIperf3Cmd(args []string) *cobra.Command {
 	fs.BoolVar(&pf.forceFlush, "forceflush", false, "flush output at every interval (tcptune never buffers output, so always)")
 	cmd.SetFlagErrorFunc(flagError)
 	return cmd
-}
-
-func daemonSupport() string {
-	if runtime.GOOS == "windows" {
-		return "not supported"
-	}
-	return "supported"
 }
 
 // runIperf3 runs the drop-in's server or client once its process flags

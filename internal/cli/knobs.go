@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -31,37 +30,7 @@ func newAdviseCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in.Streams, in.Connections, in.Role, in.OS = streams, conns, role, osName
-			var from *watch.FlowAdvice
-			if flows != "" {
-				if in.RTT > 0 {
-					return errors.New("--rtt: with --flows the RTT comes from the flows")
-				}
-				f, err := watch.ReadAdvice(flows, in.Rate)
-				if err != nil {
-					return fmt.Errorf("--flows: %w", err)
-				}
-				if from = &f; f.RTT == 0 {
-					f.WriteText(cmd.OutOrStdout(), "")
-					return nil
-				}
-				in.Rate, in.RTT, in.RateAsWritten = f.Rate, f.RTT, ""
-			}
-			if in.Rate <= 0 || in.RTT <= 0 {
-				return fmt.Errorf("--rate and --rtt: required, e.g. --rate 1gbit --rtt 50ms")
-			}
-			a, err := advise.Advise(advise.WithHost(in, runtime.GOOS, "/"))
-			if err != nil {
-				return err
-			}
-			out, err := advise.Render(a, format)
-			if err != nil {
-				return err
-			}
-			if from != nil && format != "json" {
-				from.WriteText(cmd.OutOrStdout(), "# ")
-			}
-			fmt.Fprint(cmd.OutOrStdout(), out)
-			return nil
+			return watch.WriteAdvice(cmd.OutOrStdout(), advise.WithHost(in, runtime.GOOS, "/"), flows, format)
 		},
 	}
 	f := cmd.Flags()

@@ -11,56 +11,52 @@ import (
 	"github.com/tcptune/tcptune/internal/lab"
 )
 
+// linkFlags are a lab link's flags, onto a lab.Spec (--rate-trace
+// names files, read when the link is built).
 type linkFlags struct {
-	rate, rtt, loss, queue string
-	police, policeBurst    string
-	lossGE, delay, codel   string
-	jitter, reorder        string
-	schedule, trace        string
-	fs                     *pflag.FlagSet
-	mtu, pathMTU, txqlen   int
-	blackhole              bool
-	seed                   uint64
+	s     lab.Spec
+	trace string
+	fs    *pflag.FlagSet
 }
 
 func (f *linkFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.StringVar(&f.rate, "rate", "1gbit", "link rate, e.g. 100mbit, 1gbit, 2.5G; A→B/B→A for an asymmetric link, e.g. 100mbit/10mbit")
-	fs.StringVar(&f.rtt, "rtt", "50ms", "round-trip time, e.g. 50ms, 0.2s (half each way)")
-	fs.StringVar(&f.delay, "delay", "", "one-way delays A→B/B→A in place of --rtt, e.g. 20ms/300ms (their sum is the RTT)")
-	fs.StringVar(&f.loss, "loss", "0", "random loss per segment, e.g. 0.01% or 0.0001; A→B/B→A per direction")
-	fs.StringVar(&f.queue, "queue", "1bdp", "drop-tail queue: a multiple of the BDP (1bdp; at least 256 KB) or bytes (4M); A→B/B→A per direction")
-	flagx.IntVarP(fs, &f.mtu, "mtu", "", 1500, 576, 65000, "bytes", "MTU of the hosts' interfaces")
-	flagx.IntVarP(fs, &f.pathMTU, "path-mtu", "", 0, 0, 65000, "bytes", "largest packet the path carries (0 = --mtu); a larger one with DF gets an ICMP \"fragmentation needed\" from a router on the path")
-	fs.BoolVar(&f.blackhole, "pmtu-blackhole", false, "with --path-mtu: drop larger packets silently, as a misconfigured switch or a firewall that eats ICMP does")
-	flagx.IntVarP(fs, &f.txqlen, "txqueuelen", "", lab.DefaultTxQueueLen, 1, 1000000, "packets", "the hosts' interfaces' transmit ring (a TUN drops what it cannot hold, counted as tx_dropped: a host whose NIC queue is too short)")
-	fs.StringVar(&f.lossGE, "loss-gemodel", "", "bursty loss, netem's Gilbert-Elliott model: P[,R[,LOSS_BAD[,LOSS_GOOD]]] (good→bad, bad→good, loss in each state; defaults R = 1−P, 100%, 0), e.g. 1%,25% (instead of --loss)")
-	fs.StringVar(&f.jitter, "jitter", "", "vary each packet's one-way delay: AMOUNT[,DIST][,reorder], DIST uniform (±AMOUNT, the default), normal or pareto (σ AMOUNT); packets keep their order unless reorder, e.g. 5ms,normal")
-	fs.StringVar(&f.schedule, "rate-schedule", "", "a rate that changes over time, each way, in place of --rate: RATE:DURATION,... repeated, e.g. 100mbit:2s,20mbit:1s")
+	s := &f.s
+	fs.StringVar(&s.Rate, "rate", "1gbit", "link rate, e.g. 100mbit, 1gbit, 2.5G; A→B/B→A for an asymmetric link, e.g. 100mbit/10mbit")
+	fs.StringVar(&s.RTT, "rtt", "50ms", "round-trip time, e.g. 50ms, 0.2s (half each way)")
+	fs.StringVar(&s.Delay, "delay", "", "one-way delays A→B/B→A in place of --rtt, e.g. 20ms/300ms (their sum is the RTT)")
+	fs.StringVar(&s.Loss, "loss", "0", "random loss per segment, e.g. 0.01% or 0.0001; A→B/B→A per direction")
+	fs.StringVar(&s.Queue, "queue", "1bdp", "drop-tail queue: a multiple of the BDP (1bdp; at least 256 KB) or bytes (4M); A→B/B→A per direction")
+	flagx.IntVarP(fs, &s.MTU, "mtu", "", 1500, 576, 65000, "bytes", "MTU of the hosts' interfaces")
+	flagx.IntVarP(fs, &s.PathMTU, "path-mtu", "", 0, 0, 65000, "bytes", "largest packet the path carries (0 = --mtu); a larger one with DF gets an ICMP \"fragmentation needed\" from a router on the path")
+	fs.BoolVar(&s.PMTUBlackhole, "pmtu-blackhole", false, "with --path-mtu: drop larger packets silently, as a misconfigured switch or a firewall that eats ICMP does")
+	flagx.IntVarP(fs, &s.TxQLen, "txqueuelen", "", lab.DefaultTxQueueLen, 1, 1000000, "packets", "the hosts' interfaces' transmit ring (a TUN drops what it cannot hold, counted as tx_dropped: a host whose NIC queue is too short)")
+	fs.StringVar(&s.LossGE, "loss-gemodel", "", "bursty loss, netem's Gilbert-Elliott model: P[,R[,LOSS_BAD[,LOSS_GOOD]]] (good→bad, bad→good, loss in each state; defaults R = 1−P, 100%, 0), e.g. 1%,25% (instead of --loss)")
+	fs.StringVar(&s.Jitter, "jitter", "", "vary each packet's one-way delay: AMOUNT[,DIST][,reorder], DIST uniform (±AMOUNT, the default), normal or pareto (σ AMOUNT); packets keep their order unless reorder, e.g. 5ms,normal")
+	fs.StringVar(&s.RateSchedule, "rate-schedule", "", "a rate that changes over time, each way, in place of --rate: RATE:DURATION,... repeated, e.g. 100mbit:2s,20mbit:1s")
 	fs.StringVar(&f.trace, "rate-trace", "", "a rate that changes over time in place of --rate: a Mahimahi packet-delivery trace FILE each way, or A→B,B→A (one line per 1500-byte opportunity, in ms; it repeats), e.g. Verizon-LTE-short.down,Verizon-LTE-short.up")
-	fs.StringVar(&f.reorder, "reorder", "", "hold back a share of packets, each way, for later ones to overtake: SHARE,GAP, e.g. 1%,2ms")
-	fs.StringVar(&f.codel, "codel", "", "manage each direction's queue with CoDel: TARGET[,INTERVAL] (RFC 8289; e.g. 5ms, interval 100ms by default); --queue stays its limit")
-	fs.StringVar(&f.police, "police", "", "drop (not queue) what exceeds this rate at the link's entry, each way: a token-bucket policer, as a provider's contract, e.g. 50mbit")
-	fs.StringVar(&f.policeBurst, "police-burst", "", "the policer's bucket, e.g. 256K (default 10 ms at its rate, at least 64 KB)")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed of the random loss, to repeat a run (0 = from the clock; lab ls --json shows it)")
+	fs.StringVar(&s.Reorder, "reorder", "", "hold back a share of packets, each way, for later ones to overtake: SHARE,GAP, e.g. 1%,2ms")
+	fs.StringVar(&s.CoDel, "codel", "", "manage each direction's queue with CoDel: TARGET[,INTERVAL] (RFC 8289; e.g. 5ms, interval 100ms by default); --queue stays its limit")
+	fs.StringVar(&s.Police, "police", "", "drop (not queue) what exceeds this rate at the link's entry, each way: a token-bucket policer, as a provider's contract, e.g. 50mbit")
+	fs.StringVar(&s.PoliceBurst, "police-burst", "", "the policer's bucket, e.g. 256K (default 10 ms at its rate, at least 64 KB)")
+	fs.Uint64Var(&s.Seed, "seed", 0, "seed of the random loss, to repeat a run (0 = from the clock; lab ls --json shows it)")
 }
 
 func (f *linkFlags) config(name string) (lab.Config, error) {
-	if f.delay != "" && f.fs.Changed("rtt") {
+	if f.s.Delay != "" && f.fs.Changed("rtt") {
 		return lab.Config{}, errors.New("--delay: give --rtt or --delay (one-way delays), not both")
 	}
-	if (f.schedule != "" || f.trace != "") && f.fs.Changed("rate") {
+	if (f.s.RateSchedule != "" || f.trace != "") && f.fs.Changed("rate") {
 		return lab.Config{}, errors.New("--rate: give --rate or a --rate-schedule or --rate-trace, not both")
 	}
-	var ab, ba string
+	s := f.s
 	if f.trace != "" {
 		var err error
-		if ab, ba, err = lab.ReadTraces(f.trace); err != nil {
+		if s.RateTrace, s.RateTraceBA, err = lab.ReadTraces(f.trace); err != nil {
 			return lab.Config{}, err
 		}
 	}
-	return lab.ParseConfig(name, lab.Spec{Rate: f.rate, RTT: f.rtt, Delay: f.delay, Loss: f.loss, Queue: f.queue, Police: f.police, PoliceBurst: f.policeBurst, LossGE: f.lossGE, CoDel: f.codel, Jitter: f.jitter, Reorder: f.reorder, RateSchedule: f.schedule, RateTrace: ab, RateTraceBA: ba, MTU: f.mtu,
-		PathMTU: f.pathMTU, PMTUBlackhole: f.blackhole, TxQLen: f.txqlen, Seed: f.seed})
+	return lab.ParseConfig(name, s)
 }
 
 func newLabCmd() *cobra.Command {

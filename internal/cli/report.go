@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/mesh"
@@ -32,16 +31,8 @@ self-contained page, the verdict on hover.`,
 				return err
 			}
 			if html != "" {
-				f, err := os.Create(html)
-				if err != nil {
+				if err := mesh.WriteHTMLFile(html, pairs); err != nil {
 					return fmt.Errorf("--html: %w", err)
-				}
-				if err := mesh.WriteHTML(f, pairs); err != nil {
-					f.Close()
-					return err
-				}
-				if err := f.Close(); err != nil {
-					return err
 				}
 			}
 			return mesh.WriteText(cmd.OutOrStdout(), pairs)

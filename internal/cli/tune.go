@@ -75,7 +75,7 @@ TERM, HUP or a closed output. docs/tune.md has the whole of it.`,
 				env = e
 			} else {
 				if cmd.Flags().Changed("rate") {
-					if o.Rate, _, err = units.ParsePathRate(link.rate); err != nil {
+					if o.Rate, _, err = units.ParsePathRate(link.s.Rate); err != nil {
 						return fmt.Errorf("--rate: accepts a path's rate with its unit, e.g. 100mbit, 1gbit, 125MB/s: %v", err)
 					}
 				}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -114,4 +116,18 @@ func WriteHTML(w io.Writer, pairs []Pair) error {
 		rows = append(rows, r)
 	}
 	return page.Execute(w, map[string]any{"Hosts": m.Hosts, "Rows": rows, "Best": units.FormatRateShort(m.Best)})
+}
+
+// WriteHTMLFile writes the matrix's page to path, whole or not at all
+// (a temporary file, then a rename).
+func WriteHTMLFile(path string, pairs []Pair) error {
+	var b strings.Builder
+	if err := WriteHTML(&b, pairs); err != nil {
+		return err
+	}
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

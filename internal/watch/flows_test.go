@@ -1,12 +1,16 @@
 package watch
 
 import (
+	"io"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tcptune/tcptune/internal/advise"
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/sockdiag"
 	"github.com/tcptune/tcptune/internal/sockopt"
@@ -322,6 +326,25 @@ func TestSavedSummaryAdvice(t *testing.T) {
 	}
 	if a := s.Advise(1e7); a.Rate != 1e7 {
 		t.Errorf("--rate does not override: %v", a.Rate)
+	}
+	// advise --flows FILE: the verdicts as comments, then settings
+	// sized for them; JSON has no comments; the RTT is the flows'.
+	file := filepath.Join(t.TempDir(), "flows.json")
+	if err := os.WriteFile(file, []byte(buf.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for format, want := range map[string]string{"sysctl": "# from the flows watched (for 1 Gbit/s per flow):", "json": "{"} {
+		var out strings.Builder
+		err := WriteAdvice(&out, advise.Input{OS: "linux", Role: "host", Streams: 1, Connections: 100}, file, format)
+		if err != nil || !strings.HasPrefix(out.String(), want) {
+			t.Errorf("advise --flows --format %s: %v, want it to begin %q:\n%s", format, err, want, out.String())
+		}
+		if format == "sysctl" && !strings.Contains(out.String(), "net.ipv4.tcp_wmem") {
+			t.Errorf("advise --flows: no tcp_wmem for the group this host's send buffer held:\n%s", out.String())
+		}
+	}
+	if err := WriteAdvice(io.Discard, advise.Input{OS: "linux", RTT: time.Millisecond}, file, "text"); err == nil || !strings.HasPrefix(err.Error(), "--rtt:") {
+		t.Errorf("advise --flows --rtt: %v, want --rtt refused", err)
 	}
 	for _, bad := range []string{"", "{}\n", "not json\n"} {
 		if _, err := ReadSummary(strings.NewReader(bad)); err == nil {

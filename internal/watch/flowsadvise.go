@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/advise"
 	"github.com/tcptune/tcptune/internal/units"
 )
 
@@ -118,4 +119,42 @@ func (f FlowAdvice) WriteText(w io.Writer, prefix string) {
 		return
 	}
 	fmt.Fprintf(w, "%sthis host's buffers, for the longest of those groups' RTTs (%s):\n", prefix, units.FormatDuration(f.RTT))
+}
+
+// WriteAdvice writes advise's settings for in in format. With flows (a
+// watch --flows --json file; in.RTT then 0) they are sized for what the
+// flows saw, behind the groups' verdicts as comments (none in JSON), or
+// are only those verdicts where no buffer of this host held a group.
+func WriteAdvice(w io.Writer, in advise.Input, flows, format string) error {
+	var from *FlowAdvice
+	if flows != "" {
+		if in.RTT > 0 {
+			return errors.New("--rtt: with --flows the RTT comes from the flows")
+		}
+		f, err := ReadAdvice(flows, in.Rate)
+		if err != nil {
+			return fmt.Errorf("--flows: %w", err)
+		}
+		if from = &f; f.RTT == 0 {
+			f.WriteText(w, "")
+			return nil
+		}
+		in.Rate, in.RTT, in.RateAsWritten = f.Rate, f.RTT, ""
+	}
+	if in.Rate <= 0 || in.RTT <= 0 {
+		return errors.New("--rate and --rtt: required, e.g. --rate 1gbit --rtt 50ms")
+	}
+	a, err := advise.Advise(in)
+	if err != nil {
+		return err
+	}
+	out, err := advise.Render(a, format)
+	if err != nil {
+		return err
+	}
+	if from != nil && format != "json" {
+		from.WriteText(w, "# ")
+	}
+	_, err = io.WriteString(w, out)
+	return err
 }
