@@ -156,3 +156,23 @@ func TestWhyNotMore(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowWhy: the -P 4 lever's reason says only what the trial's
+// evidence decides: loss cut the window, the window stayed under the
+// BDP, or (a BDP in flight and no loss) the window did not hold it.
+func TestWindowWhy(t *testing.T) {
+	const bdp = 6250000
+	for _, c := range []struct {
+		t    Trial
+		want string
+	}{
+		{Trial{Retransmits: 120, Inflight: 7e6}, "cut by loss (120 retransmits)"},
+		{Trial{Retransmits: 0, Inflight: 3e6}, "under the path's BDP"},
+		{Trial{Retransmits: 0, Inflight: 7e6}, "not its window"},
+		{Trial{Retransmits: -1, Inflight: 7e6}, "the congestion window holds the flow short of the path"},
+	} {
+		if got := windowWhy(Forward, c.t, bdp); !strings.Contains(got, c.want) || !strings.HasPrefix(got, "forward: ") {
+			t.Errorf("%+v: %q, want %q", c.t, got, c.want)
+		}
+	}
+}

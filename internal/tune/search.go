@@ -11,6 +11,7 @@ import (
 
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/cores"
+	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
 )
 
@@ -185,15 +186,33 @@ func (r *runner) uncontrolled() []Direction {
 	return out
 }
 
-// windowShort reports whether, in a direction this host controls, c's
+// windowShort is the first direction this host controls in which c's
 // congestion window (its median trial's limit) held it short of the
-// path: what parallel streams may do that no buffer does (loss, or
-// cubic growing slowly behind a shallow queue).
-func (r *runner) windowShort(c *Candidate) bool {
-	return slices.ContainsFunc(r.res.Controllable, func(d Direction) bool {
-		t, ok := medianTrial(c, d)
-		return ok && attrib.Limit(t.Limit) == attrib.Network && !r.good(c, d)
-	})
+// path, with that trial: what parallel streams may do that no buffer
+// does (loss, or cubic growing slowly behind a shallow queue).
+func (r *runner) windowShort(c *Candidate) (Direction, Trial, bool) {
+	for _, d := range r.res.Controllable {
+		if t, ok := medianTrial(c, d); ok && attrib.Limit(t.Limit) == attrib.Network && !r.good(c, d) {
+			return d, t, true
+		}
+	}
+	return "", Trial{}, false
+}
+
+// windowWhy says what t's evidence decides of a congestion window that
+// held direction d short of the path (bdp bytes): cut by loss, short of
+// the BDP, or neither, where the window did not hold it and more
+// streams can only take a larger share from a flow that shares the path.
+func windowWhy(d Direction, t Trial, bdp int64) string {
+	switch {
+	case t.Retransmits > 0:
+		return fmt.Sprintf("%s: the congestion window, cut by loss (%d retransmits), holds the flow short of the path", d, t.Retransmits)
+	case t.Retransmits == 0 && t.Inflight > 0 && t.Inflight < bdp:
+		return fmt.Sprintf("%s: the congestion window kept %s in flight without loss, under the path's BDP (%s)", d, units.FormatBytes(float64(t.Inflight)), units.FormatBytes(float64(bdp)))
+	case t.Retransmits == 0 && t.Inflight >= bdp:
+		return fmt.Sprintf("%s: the flow kept the path's BDP in flight without loss and fell short: not its window (a flow that shares the path, or noise)", d)
+	}
+	return fmt.Sprintf("%s: the congestion window holds the flow short of the path", d)
 }
 
 // coreShort is the first direction this host controls in which c fell
@@ -236,8 +255,8 @@ func (r *runner) reportLevers(ctx context.Context, choice, measured *Candidate) 
 	var levers []lever
 	var why string
 	parallel := lever{"parallel-4", "with -P 4", "4 parallel streams (-P 4)", TrialSpec{Parallel: 4, Congestion: choice.Congestion}}
-	if r.windowShort(measured) {
-		why, levers = "the congestion window holds the flow short of the path", append(levers, parallel)
+	if d, t, ok := r.windowShort(measured); ok {
+		why, levers = windowWhy(d, t, res.BDP), append(levers, parallel)
 	}
 	if d, core, hot, n, ok := r.coreShort(measured); ok {
 		why = fmt.Sprintf("%s: a core ran flat out in %d of %d trials (%s) short of the path", d, hot, n, core)
