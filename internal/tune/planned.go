@@ -349,10 +349,12 @@ func (r *runner) whyNotMore(d Direction, key string, choice *Candidate, top floa
 	return fmt.Sprintf("with more %s the best measured was %s (%s, %d trial(s)), at more memory", name, rate(best.Summary[d].Median), best.Name, best.Summary[d].N)
 }
 
-// predicted says what the model expects of an action's point.
+// predicted says what the model expects of an action's point in the
+// directions the action measures (another direction's figure there is
+// what its own key measured, which the action does not run again).
 func predicted(act plan.Action, m plan.Model) string {
 	var parts []string
-	for _, d := range m.Dirs {
+	for _, d := range act.Dirs {
 		parts = append(parts, fmt.Sprintf("%s %s of %s", d, rate(act.Predicted[d]), rate(m.Target(d))))
 	}
 	return "the model predicts " + strings.Join(parts, ", ")

@@ -627,6 +627,13 @@ func TestSearchStockPeer(t *testing.T) {
 			t.Errorf("%s ran reverse again at the baseline's tcp_rmem", c.ID)
 		}
 	}
+	// What the search says it expects is of what it runs: reverse, not
+	// run again, gets no prediction (its key's own set is measured).
+	for _, s := range res.Steps {
+		if strings.Contains(s, "the model predicts") && strings.Contains(s, "reverse") {
+			t.Errorf("a prediction for a direction the action does not run: %s", s)
+		}
+	}
 	if v, b := res.Verify, res.Baseline(); v == nil || v.Runs(Reverse) != b.Runs(Reverse) || v.Summary[Reverse].Median != b.Summary[Reverse].Median {
 		t.Errorf("the verification's reverse is not the baseline's full set (%d trials)", v.Runs(Reverse))
 	}
