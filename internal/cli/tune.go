@@ -118,7 +118,7 @@ TERM, HUP or a closed output. docs/tune.md has the whole of it.`,
 	flagx.SecondsVarP(fs, &dur, "time", "t", 5*time.Second, time.Second, time.Hour, false, "measured seconds per trial (fractions allowed)")
 	flagx.SecondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial, fractions allowed (0 = max(1 s, 10 × RTT))")
 	fs.BoolVar(&force, "force", false, "search even when the baseline already fills the path")
-	flagx.SecondsVarP(fs, &budget, "budget", "", 0, 10*time.Second, time.Hour, true, "trial seconds the search may spend, the baseline's included (0 = 180, 240 at an RTT of 500 ms or more)")
+	flagx.SecondsVarP(fs, &budget, "budget", "", 0, 10*time.Second, time.Hour, true, "trial seconds the search may spend, the baseline's and the profiles' short trials included (0 = 180, 240 at an RTT of 500 ms or more)")
 	fs.BoolVar(&allowLower, "allow-lower", false, "let the choice lower a buffer maximum the host already has above what this path needs")
 	fs.StringVar(&compare, "compare", "short", "the reference profiles' trials: short (one short trial each; none from an RTT of 300 ms), full (every direction; bare --compare) or none")
 	fs.Lookup("compare").NoOptDefVal = "full"

@@ -172,17 +172,17 @@ func (r *runner) prior() plan.Prior {
 
 // spent is the search's trial time so far: each trial's omit, its own
 // time and set-up round trips, as the policy counts them. The reference
-// profiles' short trials are outside the budget (measured for the
-// report, they inform the search too).
+// profiles' short trials are the search's observations and count; the
+// full ones --compare=full asks for are the report's, outside it.
 func (r *runner) spent() time.Duration {
-	setup := time.Duration(8 * float64(r.res.RTT))
+	pol := r.policy()
 	var d time.Duration
 	for _, c := range r.res.Candidates {
-		if c.Origin == OriginProfile {
+		if c.Origin == OriginProfile && r.o.Compare == CompareFull {
 			continue
 		}
 		for _, t := range c.Trials {
-			d += r.omit + setup + cmp.Or(time.Duration(t.Seconds*float64(time.Second)), r.o.Time)
+			d += pol.TrialCost(r.res.RTT) - pol.Time + cmp.Or(time.Duration(t.Seconds*float64(time.Second)), pol.Time)
 		}
 	}
 	return d
