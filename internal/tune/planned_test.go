@@ -170,7 +170,7 @@ func TestWindowWhy(t *testing.T) {
 		t    Trial
 		want string
 	}{
-		{Trial{Retransmits: 120, Inflight: 7e6}, "cut by loss (120 retransmits)"},
+		{Trial{Retransmits: 120, Inflight: 7e6}, "with loss (120 retransmits)"},
 		{Trial{Retransmits: 0, Inflight: 3e6}, "under the path's BDP"},
 		{Trial{Retransmits: 0, Inflight: 7e6}, "not its window"},
 		{Trial{Retransmits: -1, Inflight: 7e6}, "the congestion window holds the flow short of the path"},

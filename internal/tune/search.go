@@ -200,13 +200,15 @@ func (r *runner) windowShort(c *Candidate) (Direction, Trial, bool) {
 }
 
 // windowWhy says what t's evidence decides of a congestion window that
-// held direction d short of the path (bdp bytes): cut by loss, short of
-// the BDP, or neither, where the window did not hold it and more
-// streams can only take a larger share from a flow that shares the path.
+// held direction d short of the path (bdp bytes): with loss (which a
+// loss-based control cuts it at, and a pacing one overfilling a queue
+// causes), short of the BDP without loss, or neither, where the window
+// did not hold it and more streams can only take a larger share from a
+// flow that shares the path.
 func windowWhy(d Direction, t Trial, bdp int64) string {
 	switch {
 	case t.Retransmits > 0:
-		return fmt.Sprintf("%s: the congestion window, cut by loss (%d retransmits), holds the flow short of the path", d, t.Retransmits)
+		return fmt.Sprintf("%s: the congestion window holds the flow short of the path, with loss (%d retransmits)", d, t.Retransmits)
 	case t.Retransmits == 0 && t.Inflight > 0 && t.Inflight < bdp:
 		return fmt.Sprintf("%s: the congestion window kept %s in flight without loss, under the path's BDP (%s)", d, units.FormatBytes(float64(t.Inflight)), units.FormatBytes(float64(bdp)))
 	case t.Retransmits == 0 && t.Inflight >= bdp:
