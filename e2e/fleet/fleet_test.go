@@ -154,7 +154,7 @@ func TestFleet(t *testing.T) {
 	}
 	// An advise spec, in check mode only: advice may name host-wide keys.
 	out, r = f.playbook(play, "-e", "step=advise", "--check", "--diff", "-l", "h1")
-	if r["h1"].failed != 0 || r["h1"].changed != 1 || !strings.Contains(out, "+net.ipv4.tcp_rmem = ") || sysctl(t, "h1", "net.ipv4.tcp_rmem") != before {
+	if r["h1"].failed != 0 || r["h1"].changed != 1 || !strings.Contains(out, "+net.ipv4.tcp_wmem = ") || sysctl(t, "h1", "net.ipv4.tcp_rmem") != before {
 		t.Fatalf("advise in check mode: %+v\n%s", r["h1"], out)
 	}
 	_, r = f.playbook(play, "-e", "step=apply")

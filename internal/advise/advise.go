@@ -6,11 +6,13 @@
 package advise
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/knobs"
 	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/profiles"
 	"github.com/tcptune/tcptune/internal/units"
@@ -30,6 +32,10 @@ type Input struct {
 	TCPMemMax   int64         // Linux tcp_mem max in bytes (0 = unknown)
 	Role        string        // host, storage, firewall, router
 	OS          string        // linux, freebsd, solaris10, solaris11, macos, windows
+	// Kernel is the Linux release the advice is for ("6.18.4", as uname
+	// -r): the defaults it is never below are that kernel's ("": the
+	// newest's).
+	Kernel string
 	// RateAsWritten is the rate in the user's unit with its reading in
 	// bits ("125MB/s = 1 Gbit/s (bytes per second × 8)"), echoed as
 	// given; "" prints the rate in bits alone.
@@ -57,6 +63,10 @@ type Setting struct {
 	Values []int64 `json:"values,omitempty"`
 	Text   string  `json:"text,omitempty"` // non-numeric values (Windows levels)
 	Reason string  `json:"reason"`
+	// Grows is what a flow of the path grows an autotuned buffer to
+	// where its maximum (a kernel default kept) is above that; 0: the
+	// maximum. The memory budget counts it.
+	Grows int64 `json:"-"`
 }
 
 // Value renders the setting's value as sysctl writes it.
@@ -185,30 +195,47 @@ func (a *Advice) why(format string, args ...any) string {
 func linux(a Advice, buf int64, forwarding bool) Advice {
 	in := a.Input
 	a.Persist = "/etc/sysctl.d/90-tcptune.conf"
-	if forwarding {
-		a.Settings = append(a.Settings,
-			Setting{Key: "net.ipv4.tcp_rmem", Values: []int64{4096, 131072, 6291456}, Reason: "kernel default: forwarded traffic never touches socket buffers"},
-			Setting{Key: "net.ipv4.tcp_wmem", Values: []int64{4096, 16384, 4194304}, Reason: "kernel default, for the same reason"},
-			Setting{Key: "net.core.netdev_max_backlog", Values: []int64{max(1000, int64(in.Rate/1e9*1000))}, Reason: "the per-CPU input queue a forwarding box does use; overflows show in /proc/net/softnet_stat column 2"})
-		a.Myths = append(a.Myths, "tcp_mem is counted in pages (4 KiB), not bytes, and is global: leave it alone unless TCPMemoryPressures grows")
-		return a
-	}
+	defR, defW := kernelDefault("net.ipv4.tcp_rmem", in.Kernel), kernelDefault("net.ipv4.tcp_wmem", in.Kernel)
 	// The maxima are tune's first point on an unmeasured path: the window
 	// model's need, on tune's grid (internal/plan), never below the
 	// kernel's defaults.
 	m, pol := window.Linux66, plan.DefaultPolicy(3, 5*time.Second, 0, in.RTT)
 	needR, needW := plan.Needs(a.StreamBDP, in.Rate/float64(in.Streams), in.RTT, m.Recv, m.Send, pol)
 	needR, needW = clampBuf(needR), clampBuf(needW)
-	rmem := max(needR, 6291456)
-	wmem := max(needW, 4194304)
+	grows := func(v, need int64) int64 {
+		if v > need {
+			return need
+		}
+		return 0
+	}
+	if forwarding {
+		a.Settings = append(a.Settings,
+			Setting{Key: "net.ipv4.tcp_rmem", Values: defR, Reason: "kernel default: forwarded traffic never touches socket buffers", Grows: grows(defR[2], needR)},
+			Setting{Key: "net.ipv4.tcp_wmem", Values: defW, Reason: "kernel default, for the same reason", Grows: grows(defW[2], needW)},
+			Setting{Key: "net.core.netdev_max_backlog", Values: []int64{max(1000, int64(in.Rate/1e9*1000))}, Reason: "the per-CPU input queue a forwarding box does use; overflows show in /proc/net/softnet_stat column 2"})
+		a.Myths = append(a.Myths, "tcp_mem is counted in pages (4 KiB), not bytes, and is global: leave it alone unless TCPMemoryPressures grows")
+		return a
+	}
+	rmem := max(needR, defR[2])
+	wmem := max(needW, defW[2])
 	of := func(v int64) string {
 		return fmt.Sprintf("%.2f", float64(v)/float64(max(a.StreamBDP, 1)))
 	}
+	// above says where the kernel's default max is already more than the
+	// need: the advice keeps it (lowering it would cost other paths).
+	above := func(v, need int64) string {
+		if v > need {
+			return fmt.Sprintf("kept at the kernel's default, %s, above the need: ", mib(v))
+		}
+		return ""
+	}
 	a.Settings = append(a.Settings,
-		Setting{Key: "net.ipv4.tcp_rmem", Values: []int64{4096, 131072, rmem},
-			Reason: a.why("max ≥ %s × the per-stream BDP (%s at %s × %s): only ≈%.2f of the buffer becomes window on Linux 6.6+ (0.5 before), so one stream needs BDP ÷ %.2f with %.0f%% headroom, on tune's rungs; tune --peer measures this host's share and verifies it", of(needR), mib(a.StreamBDP), units.FormatRateShort(in.Rate/float64(in.Streams)), units.FormatDuration(in.RTT), m.Recv, m.Recv, 100*pol.MinTol)},
-		Setting{Key: "net.ipv4.tcp_wmem", Values: []int64{4096, 16384, wmem},
-			Reason: a.why("max ≥ %s × the per-stream BDP: the send buffer holds everything not yet acknowledged, and only ≈%.2f of it is payload (the 4 MiB default caps one 50 ms flow near %s)", of(needW), m.Send, units.FormatRateShort(m.SendCap(4<<20, 50*time.Millisecond)))},
+		Setting{Key: "net.ipv4.tcp_rmem", Values: []int64{defR[0], defR[1], rmem},
+			Grows:  grows(rmem, needR),
+			Reason: a.why("%smax ≥ %s × the per-stream BDP (%s at %s × %s): only ≈%.2f of the buffer becomes window on Linux 6.6+ (0.5 before), so one stream needs BDP ÷ %.2f with %.0f%% headroom, on tune's rungs; tune --peer measures this host's share and verifies it", above(rmem, needR), of(needR), mib(a.StreamBDP), units.FormatRateShort(in.Rate/float64(in.Streams)), units.FormatDuration(in.RTT), m.Recv, m.Recv, 100*pol.MinTol)},
+		Setting{Key: "net.ipv4.tcp_wmem", Values: []int64{defW[0], defW[1], wmem},
+			Grows:  grows(wmem, needW),
+			Reason: a.why("%smax ≥ %s × the per-stream BDP: the send buffer holds everything not yet acknowledged, and only ≈%.2f of it is payload (the 4 MiB default caps one 50 ms flow near %s)", above(wmem, needW), of(needW), m.Send, units.FormatRateShort(m.SendCap(4<<20, 50*time.Millisecond)))},
 	)
 	switch {
 	case in.Role == "storage":
@@ -231,6 +258,13 @@ func linux(a Advice, buf int64, forwarding bool) Advice {
 		"tcp_mem is counted in pages (4 KiB), not bytes, and is system-wide: leave it unless TCPMemoryPressures grows",
 		"bigger is not better: beyond the BDP, buffers only add queueing delay and memory (one seed's 512 MB set measured slower than its smaller one)")
 	return a
+}
+
+// kernelDefault is a Linux knob's default (min, default, max) on kernel
+// release rel, from the knob catalogue.
+func kernelDefault(name, rel string) []int64 {
+	k, _ := knobs.Lookup("linux", name)
+	return k.DefaultOn(rel)
 }
 
 func freebsd(a Advice, buf int64, forwarding bool) Advice {
@@ -329,7 +363,7 @@ func budget(a Advice, in Input) Budget {
 	for _, s := range a.Settings {
 		switch s.Key {
 		case "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem":
-			per += s.Values[2]
+			per += cmp.Or(s.Grows, s.Values[2])
 		case "net.inet.tcp.recvbuf_max", "net.inet.tcp.sendbuf_max", "net.inet.tcp.autorcvbufmax", "net.inet.tcp.autosndbufmax",
 			"tcp_xmit_hiwat", "tcp_recv_hiwat", "send_buf", "recv_buf":
 			per += s.Values[0]

@@ -56,7 +56,9 @@ func value(a Advice, key string) []int64 {
 }
 
 func TestLinuxValues(t *testing.T) {
-	a, _ := Advise(base("linux"))
+	in := base("linux")
+	in.Kernel = "6.1.0" // the need shows above a 6 MiB default
+	a, _ := Advise(in)
 	// BDP 6.25 MB: tune's first point on an unmeasured path (plan.Needs:
 	// BDP ÷ 0.65 and ÷ 0.80 with 3% headroom, on its 1.15× rungs).
 	r, w := plan.Needs(a.BDP, 1e9, 50*time.Millisecond, 0.65, 0.80, plan.DefaultPolicy(3, 5*time.Second, 0, 50*time.Millisecond))
@@ -69,16 +71,21 @@ func TestLinuxValues(t *testing.T) {
 	if value(a, "net.core.rmem_max") != nil {
 		t.Fatal("host role must not touch rmem_max")
 	}
-	in := base("linux")
+	in = base("linux")
 	in.Role = "storage"
 	a, _ = Advise(in)
 	if value(a, "net.core.rmem_max") == nil {
 		t.Fatal("storage role sets rmem_max")
 	}
+	// Never below the kernel's own default: 6 MiB before Linux 6.16,
+	// 32 MiB since (and where the kernel is unknown).
 	in.Streams = 4
-	a, _ = Advise(in)
-	if value(a, "net.ipv4.tcp_rmem")[2] != 6291456 {
-		t.Fatalf("4 streams: %v", value(a, "net.ipv4.tcp_rmem"))
+	for kernel, want := range map[string]int64{"6.1.0-18-amd64": 6291456, "6.18.4": 33554432, "": 33554432} {
+		in.Kernel = kernel
+		a, _ = Advise(in)
+		if value(a, "net.ipv4.tcp_rmem")[2] != want {
+			t.Errorf("4 streams on %q: %v, want max %d", kernel, value(a, "net.ipv4.tcp_rmem"), want)
+		}
 	}
 	// Huge paths are capped at INT_MAX.
 	in = base("linux")
@@ -91,7 +98,7 @@ func TestLinuxValues(t *testing.T) {
 
 func TestRolesBudgetMyths(t *testing.T) {
 	in := base("linux")
-	in.Role = "firewall"
+	in.Role, in.Kernel = "firewall", "5.14.0-427.el9.x86_64"
 	a, _ := Advise(in)
 	if value(a, "net.ipv4.tcp_rmem")[2] != 6291456 || !strings.Contains(strings.Join(a.Warnings, " "), "wastes memory") {
 		t.Fatalf("firewall: %+v", a)
@@ -146,6 +153,9 @@ func TestWithHost(t *testing.T) {
 		if in := WithHost(Input{OS: c[0]}, c[1], "testdata/host"); in.Memory != 0 || in.TCPMemMax != 0 {
 			t.Fatalf("advice for %s on %s took this host's facts: %+v", c[0], c[1], in)
 		}
+	}
+	if in.Kernel != "6.1.0-18-amd64" {
+		t.Errorf("kernel %q, want testdata's osrelease", in.Kernel)
 	}
 	if in := WithHost(Input{OS: "linux"}, "linux", "testdata/none"); in.Memory != 0 {
 		t.Fatal("memory from nowhere")

@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,6 +21,7 @@ func WithHost(in Input, goos, root string) Input {
 	if in.Memory == 0 {
 		in.Memory = memTotal(root)
 	}
+	in.Kernel = cmp.Or(in.Kernel, KernelRelease(root))
 	if in.TCPMemMax == 0 {
 		if v := (sysctl.FS{Root: root}).Int("net.ipv4.tcp_mem", 2); v > 0 {
 			in.TCPMemMax = v * int64(os.Getpagesize())
@@ -41,4 +43,14 @@ func memTotal(root string) int64 {
 		}
 	}
 	return 0
+}
+
+// KernelRelease is the Linux release of the system under root (its
+// proc/sys/kernel/osrelease, as uname -r; "" where unreadable).
+func KernelRelease(root string) string {
+	b, err := os.ReadFile(filepath.Join(root, "proc/sys/kernel/osrelease"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }

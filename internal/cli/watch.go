@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tcptune/tcptune/internal/advise"
 	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/watch"
 )
@@ -74,7 +75,7 @@ one object per flow and the summary; advise --flows FILE reads it back.`,
 				if count > 0 && forDur == 0 {
 					forDur = time.Duration(count) * interval
 				}
-				run := watch.NewFlowRun(watch.FlowConfig{NetNS: netns, Interval: interval, For: forDur, GroupBy: by, Filter: f, TargetBPS: rate, Every: every})
+				run := watch.NewFlowRun(watch.FlowConfig{NetNS: netns, Interval: interval, For: forDur, GroupBy: by, Filter: f, TargetBPS: rate, Every: every, Kernel: advise.KernelRelease("/")})
 				return watchFlows(cmd, run, promAddr, format)
 			}
 			if c := flagx.FirstChanged(cmd.Flags(), "group", "for", "rate", "open-every"); c != "" {

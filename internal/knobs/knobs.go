@@ -16,15 +16,18 @@ var catalogueJSON []byte
 
 // Knob is one tunable.
 type Knob struct {
-	Name     string  `json:"name"`
-	Unit     string  `json:"unit"`  // bytes, pages, bool, enum, int, packets
-	Count    int     `json:"count"` // 3 for min/default/max vectors
-	Default  []int64 `json:"default,omitempty"`
-	Min      int64   `json:"min"`
-	Max      int64   `json:"max"`
-	PerNetns *bool   `json:"per_netns,omitempty"` // Linux only
-	Meaning  string  `json:"meaning"`
-	Obsolete bool    `json:"obsolete,omitempty"`
+	Name    string  `json:"name"`
+	Unit    string  `json:"unit"`  // bytes, pages, bool, enum, int, packets
+	Count   int     `json:"count"` // 3 for min/default/max vectors
+	Default []int64 `json:"default,omitempty"`
+	// DefaultBefore is the default of the kernels before a release
+	// ("6.16") where it changed; Default is the newest's.
+	DefaultBefore map[string][]int64 `json:"default_before,omitempty"`
+	Min           int64              `json:"min"`
+	Max           int64              `json:"max"`
+	PerNetns      *bool              `json:"per_netns,omitempty"` // Linux only
+	Meaning       string             `json:"meaning"`
+	Obsolete      bool               `json:"obsolete,omitempty"`
 	// Caution maps a value to why setting it is harmful in ways a short
 	// throughput test may not show.
 	Caution map[string]string `json:"caution,omitempty"`
@@ -82,6 +85,29 @@ func Lookup(osName, name string) (Knob, bool) {
 	}
 	return Knob{}, false
 }
+
+// DefaultOn is the default of kernel release rel ("6.18.4-…", as
+// uname -r): of the earliest change after it, else the newest's ("":
+// unknown, the newest's, which no stock kernel's value is above).
+func (k Knob) DefaultOn(rel string) []int64 {
+	v, ok := release(rel)
+	out, at := k.Default, [2]int{1 << 30}
+	for before, d := range k.DefaultBefore {
+		if b, okb := release(before); ok && okb && less(v, b) && less(b, at) {
+			out, at = d, b
+		}
+	}
+	return out
+}
+
+// release reads a kernel release's major and minor numbers.
+func release(s string) ([2]int, bool) {
+	var v [2]int
+	n, _ := fmt.Sscanf(s, "%d.%d", &v[0], &v[1])
+	return v, n == 2
+}
+
+func less(a, b [2]int) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
 
 // CheckCount checks only the number of values: the form of a value the
 // kernel itself held, which may lie outside the catalogue's bounds.

@@ -43,3 +43,26 @@ func TestCheck(t *testing.T) {
 		t.Fatal("TcpWindowSize must be marked obsolete")
 	}
 }
+
+// TestDefaultOn: a knob's default is its kernel release's: tcp_rmem's
+// max rose from 6 MiB to 32 MiB in Linux 6.16; an unknown release gets
+// the newest's.
+func TestDefaultOn(t *testing.T) {
+	k, ok := Lookup("linux", "net.ipv4.tcp_rmem")
+	if !ok {
+		t.Fatal("no tcp_rmem")
+	}
+	for rel, want := range map[string]int64{
+		"6.18.44-fc-v769": 33554432, "6.16.0": 33554432, "7.0": 33554432,
+		"6.15.9-arch1": 6291456, "5.14.0-427.el9.x86_64": 6291456, "4.19": 6291456,
+		"": 33554432, "unknown": 33554432,
+	} {
+		if got := k.DefaultOn(rel); len(got) != 3 || got[2] != want {
+			t.Errorf("%q: %v, want max %d", rel, got, want)
+		}
+	}
+	w, _ := Lookup("linux", "net.ipv4.tcp_wmem")
+	if got := w.DefaultOn("5.10"); got[2] != 4194304 {
+		t.Errorf("tcp_wmem on 5.10: %v", got)
+	}
+}

@@ -21,6 +21,8 @@ const (
 	keyRmem = "net.ipv4.tcp_rmem"
 	keyWmem = "net.ipv4.tcp_wmem"
 	keyCC   = "net.ipv4.tcp_congestion_control"
+	// keyRelease is the kernel's release, whose defaults differ.
+	keyRelease = "kernel.osrelease"
 )
 
 // Setting is one sysctl of a candidate, with the reason it is there.
@@ -135,8 +137,9 @@ func (c *Candidate) summarize(dirs, judged []Direction) {
 
 // GenInput is what candidates are generated from.
 type GenInput struct {
-	Rate float64       // bit/s of the path
-	RTT  time.Duration // measured
+	Rate   float64       // bit/s of the path
+	RTT    time.Duration // measured
+	Kernel string        // this host's release (kernel.osrelease; "": unknown)
 }
 
 // Profiles lists the reference profiles measured for comparison:
@@ -145,7 +148,7 @@ type GenInput struct {
 // seed articles' values. They are not the search.
 func Profiles(in GenInput) ([]*Candidate, error) {
 	var out []*Candidate
-	a, err := advise.Advise(advise.Input{Rate: in.Rate, RTT: in.RTT, Streams: 1, Connections: 1, Role: "host", OS: "linux"})
+	a, err := advise.Advise(advise.Input{Rate: in.Rate, RTT: in.RTT, Streams: 1, Connections: 1, Role: "host", OS: "linux", Kernel: in.Kernel})
 	if err != nil {
 		return nil, err
 	}
@@ -155,13 +158,13 @@ func Profiles(in GenInput) ([]*Candidate, error) {
 	}
 	out = append(out, adv)
 
-	def := &Candidate{ID: "kernel-defaults", Origin: OriginProfile, Name: "kernel defaults", Source: "the Linux defaults (knob catalogue)"}
+	def := &Candidate{ID: "kernel-defaults", Origin: OriginProfile, Name: "kernel defaults", Source: "the Linux defaults of this host's kernel (knob catalogue)"}
 	for _, k := range []string{keyRmem, keyWmem, "net.core.rmem_max", "net.core.wmem_max"} {
 		kn, ok := knobs.Lookup("linux", k)
 		if !ok || len(kn.Default) == 0 {
 			return nil, fmt.Errorf("knob catalogue: no default for %s", k)
 		}
-		def.Settings = append(def.Settings, Setting{Key: k, Value: joinInts(kn.Default), Reason: "kernel default"})
+		def.Settings = append(def.Settings, Setting{Key: k, Value: joinInts(kn.DefaultOn(in.Kernel)), Reason: "kernel default"})
 	}
 	out = append(out, def)
 
@@ -203,7 +206,7 @@ func profileKeys() []string {
 			keys = append(keys, k)
 		}
 	}
-	for _, k := range []string{"net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_mtu_probing", keyCC} {
+	for _, k := range []string{"net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_mtu_probing", keyCC, keyRelease} {
 		add(k)
 	}
 	all, _ := profiles.All()

@@ -25,7 +25,7 @@ const longRTT = 300 * time.Millisecond
 // measured.
 func (r *runner) compare(ctx context.Context) ([]*Candidate, error) {
 	res := r.res
-	cands, err := Profiles(GenInput{Rate: res.Rate, RTT: res.RTT})
+	cands, err := Profiles(GenInput{Rate: res.Rate, RTT: res.RTT, Kernel: r.current[keyRelease]})
 	if err != nil {
 		return nil, err
 	}

@@ -810,8 +810,13 @@ func TestProfiles(t *testing.T) {
 	if got := strings.Join(ids, " "); got != want {
 		t.Errorf("profiles %s\nwant %s", got, want)
 	}
-	if cs[1].Settings[0].Value != "4096 131072 6291456" {
-		t.Errorf("kernel defaults: %+v", cs[1].Settings)
+	// The kernel defaults are the host's kernel's: tcp_rmem's max rose
+	// from 6 MiB to 32 MiB in Linux 6.16 (unknown: the newest's).
+	for kernel, want := range map[string]string{"": "4096 131072 33554432", "6.18.4": "4096 131072 33554432", "6.1.0-18-amd64": "4096 131072 6291456"} {
+		cs, err := Profiles(GenInput{Rate: 1e9, RTT: 50 * time.Millisecond, Kernel: kernel})
+		if err != nil || cs[1].Settings[0].Value != want {
+			t.Errorf("kernel defaults of %q: %v %+v, want tcp_rmem %s", kernel, err, cs[1].Settings, want)
+		}
 	}
 }
 

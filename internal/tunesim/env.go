@@ -58,7 +58,7 @@ func New(s Scenario, seed uint64) *Env {
 		keyCC: s.CC, "net.ipv4.tcp_available_congestion_control": "reno cubic bbr",
 		"net.ipv4.tcp_sack": "1", "net.ipv4.tcp_timestamps": "1", "net.ipv4.tcp_notsent_lowat": "4294967295",
 		"net.ipv4.tcp_slow_start_after_idle": "1", "net.ipv4.tcp_mtu_probing": "0",
-		keyMTU: strconv.Itoa(mtu), keyTxq: "1000",
+		keyMTU: strconv.Itoa(mtu), keyTxq: "1000", "kernel.osrelease": kernel,
 	}}
 	return e
 }

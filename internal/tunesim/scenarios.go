@@ -4,8 +4,10 @@ import "time"
 
 const (
 	mib = 1 << 20
-	// Debian's defaults: tcp_rmem max 6 MiB, tcp_wmem max 4 MiB.
+	// Debian 12's defaults (Linux 6.1): tcp_rmem max 6 MiB, tcp_wmem max
+	// 4 MiB.
 	defRmem, defWmem = 6 * mib, 4 * mib
+	kernel           = "6.1.0-18-amd64"
 )
 
 // Scenarios are the paths the baseline is measured on: the classes

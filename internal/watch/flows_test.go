@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"fmt"
 	"io"
 	"net/netip"
 	"os"
@@ -213,7 +214,7 @@ func TestGroupAdviceWhereTheKnobActs(t *testing.T) {
 	} {
 		var gs Groups
 		gs.Add(judged("g", c.role, c.limit, 10, 100e6, attrib.ReceiverWindow))
-		g := gs.Summary(1e9)[0]
+		g := gs.Summary(1e9, "")[0]
 		a := g.Advice
 		switch {
 		case c.host == "" && a != nil:
@@ -239,7 +240,7 @@ func TestGroupsSum(t *testing.T) {
 	gs.Add(Flow{Group: "a", Role: Sent, BytesSent: 1000, Why: "too short to leave slow start", peer: peer.Addr()})
 	gs.Add(judged("a", Received, attrib.Unknown, 10, 50e6, attrib.ReceiverWindow, attrib.Application))
 	gs.Add(judged("a", Received, attrib.Unknown, 10, 60e6, attrib.ReceiverWindow))
-	got := gs.Summary(1e9)
+	got := gs.Summary(1e9, "")
 	if len(got) != 2 {
 		t.Fatalf("%d groups, want one per direction", len(got))
 	}
@@ -253,7 +254,7 @@ func TestGroupsSum(t *testing.T) {
 	for i := range MaxGroups + 10 {
 		gs.Add(Flow{Group: string(rune('A' + i)), Role: Sent, peer: peer.Addr()})
 	}
-	if n := len(gs.Summary(1e9)); n > MaxGroups+1 {
+	if n := len(gs.Summary(1e9, "")); n > MaxGroups+1 {
 		t.Errorf("%d groups: beyond MaxGroups flows go to other", n)
 	}
 }
@@ -309,7 +310,10 @@ func TestSavedSummaryAdvice(t *testing.T) {
 	var buf strings.Builder
 	f := near
 	WriteJSONLine(&buf, FlowLine{Flow: &f})
-	WriteJSONLine(&buf, FlowLine{Summary: &Summary{TargetBPS: 1e9, Groups: gs.Summary(1e9)}})
+	// Watched on a 6.1 kernel (tcp_rmem's default max 6 MiB): the advice
+	// for this host's buffers is its need, not a newer kernel's default.
+	const kernel = "6.1.0-18-amd64"
+	WriteJSONLine(&buf, FlowLine{Summary: &Summary{TargetBPS: 1e9, Kernel: kernel, Groups: gs.Summary(1e9, kernel)}})
 	s, err := ReadSummary(strings.NewReader(buf.String()))
 	if err != nil {
 		t.Fatal(err)
@@ -341,6 +345,14 @@ func TestSavedSummaryAdvice(t *testing.T) {
 		}
 		if format == "sysctl" && !strings.Contains(out.String(), "net.ipv4.tcp_wmem") {
 			t.Errorf("advise --flows: no tcp_wmem for the group this host's send buffer held:\n%s", out.String())
+		}
+		// advise --flows and watch's own advice for the group this
+		// host's window held agree, on the watched host's kernel.
+		for _, g := range s.Groups {
+			if a := g.Advice; format == "sysctl" && a != nil && a.Key == "net.ipv4.tcp_rmem" && a.Host == "this host" &&
+				(a.Values[2] >= 33554432 || !strings.Contains(out.String(), fmt.Sprintf("net.ipv4.tcp_rmem = %d %d %d", a.Values[0], a.Values[1], a.Values[2]))) {
+				t.Errorf("watch advises tcp_rmem %v on a %s kernel, advise --flows:\n%s", a.Values, kernel, out.String())
+			}
 		}
 	}
 	if err := WriteAdvice(io.Discard, advise.Input{OS: "linux", RTT: time.Millisecond}, file, "text"); err == nil || !strings.HasPrefix(err.Error(), "--rtt:") {
@@ -387,7 +399,7 @@ func TestOpenFlowsAreRecorded(t *testing.T) {
 	if total := records[2].BytesSent; bytes != total {
 		t.Errorf("records add to %d bytes, the flow moved %d", bytes, total)
 	}
-	g := gs.Summary(1e9)[0]
+	g := gs.Summary(1e9, "")[0]
 	if g.Flows != 1 || g.OpenRecords != 2 || g.Judged != 3 || g.Bytes != bytes {
 		t.Errorf("group %+v: one flow, two open records, its bytes once", g)
 	}

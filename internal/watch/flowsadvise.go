@@ -2,6 +2,7 @@ package watch
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,6 +56,9 @@ type FlowAdvice struct {
 	// settings for the other ends.
 	Groups []string `json:"groups"`
 	Peers  []string `json:"peers,omitempty"`
+	// Kernel is the watching host's release, whose defaults the advice
+	// for its buffers stays above.
+	Kernel string `json:"kernel,omitempty"`
 }
 
 // Advise is the summary's advice for a target rate per flow (0 = the
@@ -63,7 +67,7 @@ func (s Summary) Advise(target float64) FlowAdvice {
 	if target <= 0 {
 		target = s.TargetBPS
 	}
-	a := FlowAdvice{Rate: target}
+	a := FlowAdvice{Rate: target, Kernel: s.Kernel}
 	for _, g := range s.Groups {
 		line := fmt.Sprintf("%s %s: %d flows, %d judged", g.Group, g.Role, g.Flows, g.Judged)
 		if g.Judged == 0 {
@@ -74,7 +78,7 @@ func (s Summary) Advise(target float64) FlowAdvice {
 		if len(g.RuledOut) > 0 {
 			line += " (not " + joinLimits(g.RuledOut) + ")"
 		}
-		adv := groupAdvice(g, target)
+		adv := groupAdvice(g, target, s.Kernel)
 		switch {
 		case adv == nil:
 			line += ": no buffer acts on it"
@@ -140,6 +144,7 @@ func WriteAdvice(w io.Writer, in advise.Input, flows, format string) error {
 			return nil
 		}
 		in.Rate, in.RTT, in.RateAsWritten = f.Rate, f.RTT, ""
+		in.Kernel = cmp.Or(f.Kernel, in.Kernel)
 	}
 	if in.Rate <= 0 || in.RTT <= 0 {
 		return errors.New("--rate and --rtt: required, e.g. --rate 1gbit --rtt 50ms")

@@ -22,6 +22,9 @@ type FlowConfig struct {
 	// Every is how often flows still open are judged and recorded (0 =
 	// only at their end).
 	Every time.Duration
+	// Kernel is this host's release: the defaults the advice for its own
+	// buffers stays above ("": the newest kernel's).
+	Kernel string
 }
 
 // FlowRun holds a run's state; its methods are safe for concurrent use
@@ -42,7 +45,7 @@ func NewFlowRun(cfg FlowConfig) *FlowRun {
 	if cfg.GroupBy == (GroupBy{}) {
 		cfg.GroupBy = DefaultGroupBy
 	}
-	return &FlowRun{cfg: cfg, sum: Summary{KernelOpens: -1, TargetBPS: cfg.TargetBPS}, overruns: func() uint64 { return 0 }}
+	return &FlowRun{cfg: cfg, sum: Summary{KernelOpens: -1, TargetBPS: cfg.TargetBPS, Kernel: cfg.Kernel}, overruns: func() uint64 { return 0 }}
 }
 
 // Summary is the run so far.
@@ -54,7 +57,7 @@ func (r *FlowRun) Summary() Summary {
 		s.End = time.Now() // a summary so far
 	}
 	s.Overruns = r.overruns()
-	s.Groups = r.groups.Summary(r.cfg.TargetBPS)
+	s.Groups = r.groups.Summary(r.cfg.TargetBPS, r.cfg.Kernel)
 	return s
 }
 

@@ -127,6 +127,7 @@ type Summary struct {
 	KernelOpens int64   `json:"kernel_opens"`
 	Open        int     `json:"open_at_end"`
 	TargetBPS   float64 `json:"target_bits_per_second"`
+	Kernel      string  `json:"kernel,omitempty"` // the watching host's release
 	Groups      []Group `json:"groups"`
 }
 
@@ -208,8 +209,9 @@ func (gs *Groups) Add(f Flow) {
 }
 
 // Summary is the groups' figures, verdicts and advice for a target rate
-// per flow (bit/s), the groups with the most bytes first.
-func (gs *Groups) Summary(target float64) []Group {
+// per flow (bit/s) on a host of kernel release kernel, the groups with
+// the most bytes first.
+func (gs *Groups) Summary(target float64, kernel string) []Group {
 	out := make([]Group, 0, len(gs.byKey))
 	for _, a := range gs.byKey {
 		g := a.g
@@ -233,7 +235,7 @@ func (gs *Groups) Summary(target float64) []Group {
 				g.Peer, most = p, b
 			}
 		}
-		g.Advice = groupAdvice(g, target)
+		g.Advice = groupAdvice(g, target, kernel)
 		out = append(out, g)
 	}
 	slices.SortFunc(out, func(a, b Group) int {
@@ -259,7 +261,7 @@ func median(v []float64) float64 {
 // tcp_rmem for its window, each on this host or the peer as the
 // direction says. Limits no buffer acts on (the path, a core, the
 // application) get none.
-func groupAdvice(g Group, target float64) *GroupAdvice {
+func groupAdvice(g Group, target float64, kernel string) *GroupAdvice {
 	if g.Judged == 0 || g.MinRTTms <= 0 || target <= 0 {
 		return nil
 	}
@@ -278,7 +280,10 @@ func groupAdvice(g Group, target float64) *GroupAdvice {
 		return nil
 	}
 	rtt := time.Duration(g.MinRTTms * float64(time.Millisecond))
-	a, err := advise.Advise(advise.Input{Rate: target, RTT: rtt, Streams: 1, Connections: 1, Role: "host", OS: "linux"})
+	if !local {
+		kernel = "" // a peer's release is unknown: the newest kernel's defaults
+	}
+	a, err := advise.Advise(advise.Input{Rate: target, RTT: rtt, Streams: 1, Connections: 1, Role: "host", OS: "linux", Kernel: kernel})
 	if err != nil {
 		return nil
 	}
