@@ -56,6 +56,24 @@ func (r *runner) compare(ctx context.Context) ([]*Candidate, error) {
 	if r.o.Compare == CompareFull {
 		dirs, n, what, spec = r.o.Directions, r.o.Trials, "full trials", TrialSpec{}
 	}
+	if r.o.Compare == CompareShort {
+		// Short trials are the search's observations, within its
+		// budget: as many as leave a full set's time.
+		pol := r.policy()
+		each := pol.TrialCost(res.RTT) - pol.Time + spec.Time
+		full := time.Duration(pol.Trials*len(res.Controllable)) * pol.TrialCost(res.RTT)
+		fit := max(0, min(len(active), int((pol.Budget-r.spent()-full)/each)))
+		for _, c := range active[fit:] {
+			c.Status = fmt.Sprintf("not measured: its short trial (%s) would not leave the search's final full set its time in the budget (--budget %s)", secs(each), secs(pol.Budget))
+		}
+		if fit < len(active) {
+			res.Steps = append(res.Steps, fmt.Sprintf("reference profiles: %d of %d measured within the budget (--budget %s)", fit, len(active), secs(pol.Budget)))
+		}
+		active = active[:fit]
+		if fit == 0 {
+			return nil, nil
+		}
+	}
 	r.pr.Stage("reference profiles (%s): %d to measure; their trials are the search's first observations", what, len(active))
 	for _, c := range active {
 		if err := r.trials(ctx, c, n, dirs, spec); err != nil {

@@ -21,8 +21,9 @@ import (
 // reference profiles). It returns the choice (the baseline where no
 // point has a full set) and its full set, which is its verification:
 // per direction the full sets at its key, its own or, where the choice
-// changes no knob that acts on a direction, another point's (nil: none).
-func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (*Candidate, *Candidate, error) {
+// changes no knob that acts on a direction, another point's (nil: none);
+// and why the search stopped.
+func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (*Candidate, *Candidate, plan.Stop, error) {
 	res, pol := r.res, r.policy()
 	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
 	grid := plan.NewGrid(res.BDP, base.RmemMax, base.WmemMax, r.congestion(), strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]), pol)
@@ -40,12 +41,13 @@ func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (
 		obs = append(obs, observe(a.c, a.p, a.kind, 0)...)
 	}
 	var m plan.Model
+	var stop plan.Stop
 	for {
 		m = plan.Fit(r.prior(), obs, pol)
 		st := plan.State{Grid: grid, Model: m, Obs: obs, Spent: r.spent()}
 		act := plan.Next(st, pol)
 		if act.Done {
-			res.Steps = append(res.Steps, stopLine(act, m))
+			res.Steps, stop = append(res.Steps, stopLine(act, m)), act.Why
 			break
 		}
 		c := cands[act.Point]
@@ -71,7 +73,7 @@ func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (
 		from := len(c.Trials)
 		for _, d := range dirs {
 			if err := r.trials(ctx, c, n, []Direction{d}, TrialSpec{Congestion: c.Congestion}); err != nil {
-				return nil, nil, err
+				return nil, nil, stop, err
 			}
 		}
 		obs = append(obs, observe(c, act.Point, act.Kind, from)...)
@@ -96,7 +98,7 @@ func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (
 		r.res.NotLowered = r.aboveNeed(base, choice, m, pol)
 	}
 	r.explain(v, pol.TopBDP)
-	return choice, v, nil
+	return choice, v, stop, nil
 }
 
 const fullSetName = "verification (the choice's full set)"
@@ -182,7 +184,7 @@ func (r *runner) spent() time.Duration {
 			continue
 		}
 		for _, t := range c.Trials {
-			d += pol.TrialCost(r.res.RTT) - pol.Time + cmp.Or(time.Duration(t.Seconds*float64(time.Second)), pol.Time)
+			d += pol.TrialCost(r.res.RTT) - pol.Time + cmp.Or(t.planned, time.Duration(t.Seconds*float64(time.Second)), pol.Time)
 		}
 	}
 	return d

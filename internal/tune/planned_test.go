@@ -133,6 +133,31 @@ func TestPlannedBudget(t *testing.T) {
 	}
 }
 
+// TestBudgetBounds: a budget that cannot hold the baseline's and a
+// verification's full sets is refused before any trial, naming the
+// flag; one that holds just those measures no reference profile and,
+// the budget spent before any point had its full set, says so rather
+// than that nothing beat the current settings.
+func TestBudgetBounds(t *testing.T) {
+	m := newModel(1e9, 50*time.Millisecond, "4096 131072 4194304", "4096 16384 4194304")
+	if _, err := Run(context.Background(), m, Options{Budget: 60 * time.Second}, quiet{}); err == nil || !strings.HasPrefix(err.Error(), "--budget: 60 s cannot hold") || m.trials > 0 {
+		t.Errorf("a 60 s budget at 50 ms: %v after %d trials", err, m.trials)
+	}
+	m = newModel(1e9, 50*time.Millisecond, "4096 131072 4194304", "4096 16384 4194304")
+	res, err := Run(context.Background(), m, Options{Budget: 77 * time.Second}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Candidates {
+		if c.Origin == OriginProfile && len(c.Trials) > 0 {
+			t.Errorf("%s measured with no time left in the budget", c.Name)
+		}
+	}
+	if res.ChoiceID != res.Baseline().ID || !strings.Contains(res.Why, "the budget (--budget 77 s) ended") {
+		t.Errorf("choice %s: %s", res.ChoiceID, res.Why)
+	}
+}
+
 // A direction this host's buffer holds short of the path is explained:
 // the buffer at the grid's top, or the best measured with more of it,
 // or no such point measured.

@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -139,6 +140,9 @@ type Trial struct {
 	// rate can be checked against another count (the lab's relay).
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
+	// planned is the length the trial was run for, which the budget
+	// counts (its measured Seconds run over by a few intervals' ends).
+	planned time.Duration
 }
 
 // Env is where tune measures and what it changes.
@@ -245,6 +249,9 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	}
 	res.Goodput, res.Burst = env.Goodput(), env.Burst()
 	res.Options.Trials, res.Options.TimeS, res.Options.OmitS, res.Options.Directions = o.Trials, o.Time.Seconds(), r.omit.Seconds(), o.Directions
+	if err := r.fits(); err != nil {
+		return res, err
+	}
 
 	current, err := env.Read(append([]string{keyRmem, keyWmem}, profileKeys()...))
 	if err != nil {
@@ -274,7 +281,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		res.Why = "nothing this host can change limits the transfer: " + r.peerOnly()
 		return res, nil
 	}
-	choice, v := base, (*Candidate)(nil)
+	choice, v, stop := base, (*Candidate)(nil), plan.StopNone
 	var profiles []*Candidate
 	if r.jumbo, err = r.probeMTU(ctx); err != nil {
 		return res, err
@@ -295,7 +302,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		if profiles, err = r.compare(ctx); err != nil {
 			return res, err
 		}
-		if choice, v, err = r.planned(ctx, base, r.profilePoints(profiles)); err != nil {
+		if choice, v, stop, err = r.planned(ctx, base, r.profilePoints(profiles)); err != nil {
 			return res, err
 		}
 	}
@@ -314,7 +321,12 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	}
 	res.ChoiceID = choice.ID
 	if choice == base {
-		if res.Why == "" {
+		switch {
+		case res.Why != "":
+		case stop == plan.StopBudget:
+			// The model still rated a point above the current settings.
+			res.Why = fmt.Sprintf("the budget (--budget %s) ended before a point the model rates above the current settings had its full set: nothing changed", secs(r.policy().Budget))
+		default:
 			res.Why = "no setting beat the current ones by more than the noise: nothing to change"
 		}
 		return res, nil
@@ -353,6 +365,22 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		res.Applied, res.BackupID = true, id
 	}
 	return res, nil
+}
+
+// fits refuses a budget that cannot hold the baseline's full set and a
+// verification's at this RTT: no choice could be made within it.
+func (r *runner) fits() error {
+	pol := r.policy()
+	sets := 2 * len(r.o.Directions)
+	if !r.env.BothEnds() {
+		sets = len(r.o.Directions) + 1 // a peer's verification may run forward alone
+	}
+	need := time.Duration(sets*pol.Trials) * pol.TrialCost(r.res.RTT)
+	if pol.Budget >= need {
+		return nil
+	}
+	return fmt.Errorf("--budget: %s cannot hold the baseline's and a verification's full sets at this RTT (%d trials of %s, %s): give --budget %.0f or more, or fewer --trials or a shorter --time",
+		secs(pol.Budget), sets*pol.Trials, secs(pol.TrialCost(r.res.RTT)), secs(need), math.Ceil(need.Seconds()))
 }
 
 // hasFullSet reports whether c has trials beyond a screening in every
@@ -487,7 +515,7 @@ loop:
 			if err != nil {
 				break loop
 			}
-			t.Screening = n == 1
+			t.Screening, t.planned = n == 1, spec.Time
 			c.Trials = append(c.Trials, t)
 		}
 	}
