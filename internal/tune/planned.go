@@ -28,6 +28,19 @@ func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (
 	avail, _ := r.env.Read([]string{"net.ipv4.tcp_available_congestion_control"})
 	grid := plan.NewGrid(res.BDP, base.RmemMax, base.WmemMax, r.congestion(), strings.Fields(avail["net.ipv4.tcp_available_congestion_control"]), pol)
 	grid.Idle, grid.Queue, grid.QueueCost = base.Idle, r.queues.knob, r.queues.cost
+	// A maximum that acts on a measured direction the search does not
+	// judge (the peer's side holds it) is not lowered: no trial would
+	// say what that costs there.
+	for _, k := range []struct {
+		knob  plan.Knob
+		rungs *[]int64
+		host  int64
+	}{{plan.Rmem, &grid.Rmem, base.RmemMax}, {plan.Wmem, &grid.Wmem, base.WmemMax}} {
+		if d := r.unjudged(k.knob); pol.AllowLower && d != "" {
+			*k.rungs = slices.DeleteFunc(*k.rungs, func(v int64) bool { return v < k.host })
+			res.Steps = append(res.Steps, fmt.Sprintf("%s is not lowered (--allow-lower): it acts on %s, which the peer's side holds and the search does not judge", k.knob, d))
+		}
+	}
 	if r.jumbo.larger > 0 {
 		grid.MTUs = []int{r.jumbo.larger}
 	}
@@ -188,6 +201,17 @@ func (r *runner) spent() time.Duration {
 		}
 	}
 	return d
+}
+
+// unjudged is a measured direction knob k acts on that the search does
+// not judge ("": none).
+func (r *runner) unjudged(k plan.Knob) Direction {
+	for _, d := range r.uncontrolled() {
+		if slices.Contains(plan.Acts(k, r.env.BothEnds()), d) {
+			return d
+		}
+	}
+	return ""
 }
 
 // observe is c's trials from index from on, as observations at p.

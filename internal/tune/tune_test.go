@@ -557,10 +557,20 @@ func TestSearchPeerLimitsReverse(t *testing.T) {
 	if after := res.After().Summary[Forward].Median; after < 0.93*m.Goodput() {
 		t.Errorf("forward after %.0f", after)
 	}
-	// rmem serves only reverse here, which nothing judged: untouched.
-	for _, kv := range m.kept {
-		if kv.Key == keyRmem {
-			t.Errorf("changed %s without a judged direction to check it", kv.Key)
+	// rmem serves only reverse here, which nothing judged: untouched,
+	// also where --allow-lower lets the search lower a maximum (it was
+	// lowered to half a BDP, which then held reverse to a third).
+	for _, allow := range []bool{false, true} {
+		m := newModel(1e9, 50*time.Millisecond, "4096 131072 536870912", "4096 16384 4194304")
+		m.both, m.peerR, m.peerW = false, 33554432, 1<<20
+		res, err := Run(context.Background(), m, Options{AllowLower: allow}, quiet{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Candidates {
+			if c.Origin == OriginSearch && c.RmemMax != 536870912 {
+				t.Errorf("allow-lower %v: %s moved tcp_rmem to %d without a judged direction to check it", allow, c.Name, c.RmemMax)
+			}
 		}
 	}
 }
