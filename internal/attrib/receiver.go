@@ -68,7 +68,9 @@ func (rv Receiver) rtt(in Input) uint64 {
 	return max(rv.RTTUS, in.idleRTT())
 }
 
-// receiverView decides from the receiving socket. The window held the
+// receiverView decides from the receiving socket. A flow that fills the
+// path (Full, as the sender's view decides it) is at capacity, whatever
+// its window. Else the window held the
 // flow when what the rate keeps in flight over the receiver's RTT
 // (rate × RTT) came near the window it advertised (binds, as for the
 // sender's bytes in flight); then the advice names this host's buffer.
@@ -95,6 +97,14 @@ func receiverView(in Input) Result {
 	}
 	need := perFlow / 8 * float64(rtt) / 1e6
 	r := Result{From: FromReceiver}
+	if Full(in.BitsPerSecond, in.PathRate) {
+		// A flow that fills the path was held short by nothing: its
+		// window may sit at rate × RTT, the excess over the BDP queued.
+		r.Limit, r.Share, r.CapBPS = PathFull, 1, in.PathRate
+		r.Verdict = fmt.Sprintf("link at capacity (%s of %s)", units.FormatRateShort(in.BitsPerSecond), units.FormatRateShort(in.PathRate))
+		r.Advice = "more buffer only adds delay"
+		return r
+	}
 	if need >= binds*float64(win) {
 		r.Limit, r.Share = ReceiverWindow, 1
 		r.CapBPS = float64(win) * 8 / (float64(rtt) / 1e6)
@@ -112,12 +122,6 @@ func receiverView(in Input) Result {
 			r.Verdict += fmt.Sprintf("; the buffer sat at its %s maximum", units.FormatSize(float64(rv.BufMax)))
 		}
 		r.Advice = rwndAdvice(in)
-		return r
-	}
-	if Full(in.BitsPerSecond, in.PathRate) {
-		r.Limit, r.Share, r.CapBPS = PathFull, 1, in.PathRate
-		r.Verdict = fmt.Sprintf("link at capacity (%s of %s)", units.FormatRateShort(in.BitsPerSecond), units.FormatRateShort(in.PathRate))
-		r.Advice = "more buffer only adds delay"
 		return r
 	}
 	r.Limit = Unknown

@@ -23,6 +23,9 @@ func TestReceiverView(t *testing.T) {
 		{"a loaded RTT needs more window", Input{BitsPerSecond: 451e6, ReceiverView: rcv(4.4e6, 6.7e6, 6.7e6, 64000)}, ReceiverWindow, nil},
 		{"the same rate and window at the idle RTT", Input{BitsPerSecond: 451e6, ReceiverView: rcv(4.4e6, 6.7e6, 6.7e6, 0)}, Unknown, []Limit{ReceiverWindow}},
 		{"the path's goodput reached", Input{BitsPerSecond: 480e6, PathRate: 484e6, ReceiverView: rcv(22e6, 33e6, 33e6, 64000)}, PathFull, nil},
+		// tune's choice against a stock 3.22 (800 Mbit/s × 60 ms): the
+		// window at rate × the loaded RTT, the excess over the BDP queued.
+		{"the goodput reached with the window at rate × RTT", Input{BitsPerSecond: 772e6, PathRate: 772e6, ReceiverView: rcv(7.0e6, 10.6e6, 10.6e6, 72000)}, PathFull, nil},
 		{"-b delivered", Input{BitsPerSecond: 100e6, TargetRate: 100e6, ReceiverView: rcv(22e6, 33e6, 33e6, 40000)}, Application, nil},
 		{"-b not delivered", Input{BitsPerSecond: 60e6, TargetRate: 100e6, ReceiverView: rcv(22e6, 33e6, 33e6, 40000)}, Unknown, []Limit{ReceiverWindow, Application}},
 	} {
