@@ -73,10 +73,13 @@ type Result struct {
 
 // Lever is one thing tried beyond buffers.
 type Lever struct {
-	Name   string  `json:"name"`
-	Median float64 `json:"bits_per_second"`
-	Gain   float64 `json:"gain"` // × the buffers' best
-	Helped bool    `json:"helped"`
+	Name string `json:"name"`
+	// Direction is where it gained most over the buffers' choice:
+	// Median is its rate there, Gain the ratio.
+	Direction Direction `json:"direction,omitempty"`
+	Median    float64   `json:"bits_per_second"`
+	Gain      float64   `json:"gain"` // × the buffers' best
+	Helped    bool      `json:"helped"`
 }
 
 // Baseline is the settings found at the start.

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -281,28 +282,32 @@ func (r *runner) reportLevers(ctx context.Context, choice, measured *Candidate) 
 		if err := r.screen(ctx, c, l.spec); err != nil {
 			return err
 		}
-		g, helped := r.helps(c, measured, r.res.Controllable)
-		res.Levers = append(res.Levers, Lever{Name: l.lever, Median: c.Score, Gain: g, Helped: helped})
+		g, d, helped := r.helps(c, measured, r.res.Controllable)
+		res.Levers = append(res.Levers, Lever{Name: l.lever, Direction: d, Median: cmp.Or(c.Summary[d].Median, c.Score), Gain: g, Helped: helped})
 		c.Status = fmt.Sprintf("%.2f× the choice (an application setting: not applied)", g)
 	}
 	return nil
 }
 
 // helps is a lever's gain over ref: its best ratio of medians over the
-// directions dirs (judged ones, measured in both), and whether it helped
-// there: a gain of pol.LeverGain in one, and no loss beyond pol.Worse in another.
-func (r *runner) helps(c, ref *Candidate, dirs []Direction) (float64, bool) {
-	up, down := 0.0, math.Inf(1)
+// directions dirs (judged ones, measured in both), the direction of it,
+// and whether it helped there: a gain of pol.LeverGain in one, and no
+// loss beyond pol.Worse in another.
+func (r *runner) helps(c, ref *Candidate, dirs []Direction) (float64, Direction, bool) {
+	up, down, at := 0.0, math.Inf(1), Direction("")
 	for _, d := range dirs {
 		if x, y := c.Summary[d], ref.Summary[d]; r.res.controls(d) && x.N > 0 && y.N > 0 && y.Median > 0 {
-			up, down = max(up, x.Median/y.Median), min(down, x.Median/y.Median)
+			if x.Median/y.Median > up {
+				up, at = x.Median/y.Median, d
+			}
+			down = min(down, x.Median/y.Median)
 		}
 	}
 	if up == 0 {
-		return 1, false
+		return 1, "", false
 	}
 	pol := r.policy()
-	return up, up >= 1+pol.LeverGain && down >= 1-pol.Worse
+	return up, at, up >= 1+pol.LeverGain && down >= 1-pol.Worse
 }
 
 func shortName(c *Candidate) string {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -1021,6 +1022,12 @@ func TestCPUHeldTriesCPULevers(t *testing.T) {
 	for _, l := range res.Levers {
 		if l.Helped {
 			helped[l.Name] = l.Gain
+		}
+		// The gain is a direction's, and so is the rate beside it.
+		if !slices.Contains(res.Controllable, l.Direction) || l.Median <= 0 {
+			t.Errorf("lever %s: gain in %q at %.0f", l.Name, l.Direction, l.Median)
+		} else if c := res.Baseline(); c.Summary[l.Direction].Median > 0 && math.Abs(l.Median/c.Summary[l.Direction].Median-1) < 1e-9 && l.Gain > 1.05 {
+			t.Errorf("lever %s: its rate is the baseline's in %s", l.Name, l.Direction)
 		}
 	}
 	if g := helped["4 parallel streams (-P 4)"]; g < 1.8 {
