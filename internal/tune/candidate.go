@@ -206,7 +206,7 @@ func profileKeys() []string {
 			keys = append(keys, k)
 		}
 	}
-	for _, k := range []string{"net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_mtu_probing", keyCC, keyRelease} {
+	for _, k := range []string{"net.core.rmem_max", "net.core.wmem_max", "net.ipv4.tcp_mtu_probing", keyCC} {
 		add(k)
 	}
 	all, _ := profiles.All()

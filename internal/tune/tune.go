@@ -253,7 +253,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		return res, err
 	}
 
-	current, err := env.Read(append([]string{keyRmem, keyWmem}, profileKeys()...))
+	current, err := env.Read(append([]string{keyRmem, keyWmem, keyRelease}, profileKeys()...))
 	if err != nil {
 		return res, err
 	}
