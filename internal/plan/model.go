@@ -62,7 +62,7 @@ type Limit struct {
 // Fit is the model the observations imply.
 func Fit(pr Prior, obs []Obs, pol Policy) Model {
 	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[At]float64{}, MSS: map[int]int{},
-		Window: map[string]map[At]Limit{}, Spread: spreads(obs, pr.BothEnds)}
+		Window: map[string]map[At]Limit{}, Spread: spreads(obs, pr)}
 	best := map[At]float64{}
 	idle := pr.IdleRTT.Seconds()
 	m.Loss = lossFloor(obs)
@@ -88,13 +88,14 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 		m.MSS[o.Point.MTU] = max(m.MSS[o.Point.MTU], o.MSS)
 	}
 	// What no buffer lifts (the peer's side, a core) is learned from
-	// full sets only, by their median trial's limit and their mean rate
-	// (a control with two modes delivers their mix).
+	// full sets only, where it held every trial, by their mean rate (where
+	// some trial carried more, the set's rates are a control's two modes:
+	// see windows).
 	for _, set := range fullSets(obs, pr.BothEnds) {
-		o, rate := set[(len(set)-1)/2], meanRate(set)
+		o, rate := set[0], meanRate(set)
 		d := At{o.Dir, o.Point.MTU}
 		best[d] = max(best[d], rate)
-		if !slices.ContainsFunc(set, func(x Obs) bool { return x.limit() == attrib.Network }) && !m.ownBuffer(o) && m.outOfReach(o, o.limit()) {
+		if !slices.ContainsFunc(set, func(x Obs) bool { return !m.beyond(x) }) {
 			m.Ceiling[d] = max(m.Ceiling[d], rate)
 		}
 	}
@@ -123,24 +124,6 @@ func dropped(m Model, obs []Obs, pol Policy) map[DropKey]float64 {
 	return out
 }
 
-// lossFloor is the path's random loss: the least share of its packets
-// any trial retransmitted, or 0 where a lossless trial rules it out by
-// the rule of three (none in n segments: 95% below 3/n).
-func lossFloor(obs []Obs) float64 {
-	floor, saw := 0.0, false
-	for _, o := range obs {
-		if p := float64(o.Retransmits) / o.segments(); o.Retransmits > 0 && o.segments() > 0 && (!saw || p < floor) {
-			floor, saw = p, true
-		}
-	}
-	for _, o := range obs {
-		if o.Retransmits == 0 && o.Seconds > 0 && o.segments()*floor >= 3 {
-			return 0
-		}
-	}
-	return floor
-}
-
 // overfills reports whether o is a pacing control overfilling the
 // bottleneck's queue with its send buffer full: most of its losses were
 // its own (more than twice what the path's random loss explains, by
@@ -153,43 +136,39 @@ func (m Model) overfills(o Obs, pol Policy) bool {
 }
 
 // windows learns each class's congestion-window limit per direction and
-// MTU: the rate of the trials it held and their share (the others carried
-// more), from the least buffers a full set saw it hold at (any, for a
-// loss-based class). A pacing control that overfilled (one trial says so)
-// is held at what those trials carried, from their payload to Gain + 1 BDPs.
+// MTU: the rate of the trials the sender's side held and their share (the
+// others carried more), from the least buffers such a trial of a sampled
+// key saw it hold at (a loss-based control's window holds no flow its
+// buffers hold under the BDP: it builds no queue to lose in). A pacing
+// control that overfilled (one trial says so) is held at what those trials
+// carried, from their payload to Gain + 1 BDPs.
 func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
 		d At
 	}
-	from, over := map[ck]float64{}, map[ck][]Obs{}
-	var order []ck
-	add := func(o Obs, overfills bool) {
-		k := ck{class(m.ccOf(o.Point, o.Dir)), At{o.Dir, o.Point.MTU}}
-		if !slices.Contains(order, k) {
-			order, from[k] = append(order, k), math.Inf(1)
-		}
-		if overfills {
-			over[k] = append(over[k], o)
-		} else {
-			from[k] = min(from[k], m.allows(o.Point, o.Dir))
-		}
-	}
-	for _, o := range obs {
-		if overfills := m.overfills(o, pol); overfills || o.Kind == Full && o.limit() == attrib.Network && m.windowHeld(o, obs, pol) {
-			add(o, overfills)
-		}
-	}
+	keyOf := func(o Obs) ck { return ck{class(m.ccOf(o.Point, o.Dir)), At{o.Dir, o.Point.MTU}} }
 	bdp := m.Goodput / 8 * m.IdleRTT.Seconds()
-	for _, k := range order {
-		l := Limit{From: from[k], Upto: math.Inf(1)}
-		if !Paces(k.c) {
-			l.From = 0
+	from, over := map[ck]float64{}, map[ck][]Obs{}
+	for _, o := range obs {
+		k, allows := keyOf(o), math.Inf(1)
+		if m.overfills(o, pol) {
+			over[k] = append(over[k], o)
+		} else if fullAt(obs, o.Point, o.Dir, m.BothEnds) && m.sendersHeld(o, obs, pol, bdp) { // a full set's, or a screening's at its key
+			allows = m.allows(o.Point, o.Dir)
+		} else {
+			continue
 		}
-		var held, rest []Obs // what the window held, and what carried more
+		if f, ok := from[k]; !ok || allows < f {
+			from[k] = allows
+		}
+	}
+	for k := range from {
+		l := Limit{From: from[k], Upto: math.Inf(1)}
+		var held, rest []Obs // what the sender's side held, and what carried more
 		for _, o := range obs {
-			if (At{o.Dir, o.Point.MTU}) == k.d && class(m.ccOf(o.Point, o.Dir)) == k.c && !m.dropHeld(o, pol) && m.allows(o.Point, o.Dir) >= l.From {
-				if o.limit() == attrib.Network && m.windowHeld(o, obs, pol) {
+			if keyOf(o) == k && !m.dropHeld(o, pol) && m.allows(o.Point, o.Dir) >= l.From {
+				if m.sendersHeld(o, obs, pol, bdp) {
 					held = append(held, o)
 				} else {
 					rest = append(rest, o)
@@ -212,11 +191,20 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 	}
 }
 
-// windowHeld reports whether o's control's window held it (or it
-// filled the path), not a buffer of this host nor its queues' drops.
-func (m Model) windowHeld(o Obs, obs []Obs, pol Policy) bool {
-	l := o.limit()
-	return (l == attrib.Network || l == attrib.PathFull) && !m.ambiguous(o, obs, pol) && !m.dropHeld(o, pol)
+// sendersHeld reports whether the sender's side held o short of the path
+// (bdp: its BDP, bytes), not this host's buffers nor its queues' drops:
+// its control's window, with less than the BDP in flight where that was
+// read (see mode); or, where this host receives without the sender's
+// view, whatever the receiver's view cannot name once it rules this
+// host's window out (the peer's window or its send buffer).
+func (m Model) sendersHeld(o Obs, obs []Obs, pol Policy, bdp float64) bool {
+	switch {
+	case m.dropHeld(o, pol):
+		return false
+	case o.limit() == attrib.Unknown && !o.SenderView:
+		return acts(Rmem, o.Dir, m.BothEnds) && slices.Contains(o.RuledOut, attrib.ReceiverWindow)
+	}
+	return o.mode(bdp) == attrib.Network && !m.ambiguous(o, obs, pol)
 }
 
 // dropHeld reports whether this host's queues' drops held o: it neither
@@ -273,19 +261,17 @@ func (m Model) more(o Obs, obs []Obs, ok func(Obs) bool) bool {
 	})
 }
 
-// outOfReach reports whether o's limit l is one no knob of this host
-// moves: a peer's buffer (the other end's side of the direction), a
-// core, or a receiver's view that rules this host's window out or whose
-// window already allows the path's goodput by the prior's share.
-func (m Model) outOfReach(o Obs, l attrib.Limit) bool {
-	switch l {
-	case attrib.ReceiverWindow, attrib.SendBuffer, attrib.CPU:
-		return true // this host's buffers were matched above
-	case attrib.Unknown:
-		if slices.Contains(o.RuledOut, attrib.ReceiverWindow) {
-			return true
-		}
-		return acts(Rmem, o.Dir, m.BothEnds) && m.recvShare()*float64(o.Point.Rmem)*8/m.IdleRTT.Seconds() >= m.Goodput
+// beyond reports whether o's limit is one no knob of this host moves: a
+// peer's buffer (the other end's side of the direction), a core, or a
+// receiver's view that rules this host's window out or whose window
+// already allows the path's goodput by the prior's share.
+func (m Model) beyond(o Obs) bool {
+	switch l := o.limit(); {
+	case m.ownBuffer(o):
+	case l == attrib.ReceiverWindow, l == attrib.SendBuffer, l == attrib.CPU:
+		return true
+	case l == attrib.Unknown:
+		return slices.Contains(o.RuledOut, attrib.ReceiverWindow) || acts(Rmem, o.Dir, m.BothEnds) && m.recvShare()*float64(o.Point.Rmem)*8/m.IdleRTT.Seconds() >= m.Goodput
 	}
 	return false
 }
@@ -293,9 +279,7 @@ func (m Model) outOfReach(o Obs, l attrib.Limit) bool {
 // fullSetLearns reports whether o's limit is one only a full set
 // teaches (a congestion window, the peer's side, a core: no buffer of
 // this host held it), so that a screening held so calls for its full set.
-func (m Model) fullSetLearns(o Obs) bool {
-	return o.limit() == attrib.Network || !m.ownBuffer(o) && m.outOfReach(o, o.limit())
-}
+func (m Model) fullSetLearns(o Obs) bool { return o.limit() == attrib.Network || m.beyond(o) }
 
 // ccOf is the congestion control that sends in d at p: p's where this
 // host's control acts on d, else the default (the peer's own).
@@ -382,8 +366,7 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	// keeps in it (the prior's share; a learned one folds in the RTT and
 	// a lossy one the holes, which Upto counts).
 	pt := At{d, p.MTU}
-	w, mixed := at(m, m.Window[class(cc)], pt)
-	mixed = mixed && m.allows(p, d) >= w.From && m.payload(p, d, m.SendShare) < w.Upto
+	w, mixed := m.window(p, d)
 	if r, ok := m.Dropped[DropKey{class(cc), d, p.key(d, m.BothEnds).Queue}]; ok {
 		caps = min(caps, r)
 	}
@@ -397,6 +380,13 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 		caps = min(caps, w.Share*w.Rate+(1-w.Share)*min(win, caps)) // the window's mode, and the rest
 	}
 	return win, caps
+}
+
+// window is the congestion window's limit that holds p in d (ok false:
+// none learned, or p's buffers are outside where it holds).
+func (m Model) window(p Point, d Direction) (Limit, bool) {
+	w, ok := at(m, m.Window[class(m.ccOf(p, d))], At{d, p.MTU})
+	return w, ok && m.allows(p, d) >= w.From && m.payload(p, d, m.SendShare) < w.Upto
 }
 
 // allows is the payload the buffers of this host acting on d let in flight

@@ -34,19 +34,29 @@ func (s State) measured(p Point, d Direction) (float64, Kind, int) {
 		}
 		return xs
 	}
-	dirs := []Direction{d}
-	if both {
-		dirs = append(dirs, s.Model.mirror(d)) // the lab's ends are alike
-	}
-	for _, dir := range dirs {
+	for _, dir := range []Direction{d, s.Model.mirror(d)} { // the lab's ends are alike
 		if xs := pick(dir, Full); len(xs) > 0 {
-			return mean(xs), Full, len(xs) // a set's rate is its mean (see Fit)
+			return s.Model.mix(p, d, xs), Full, len(xs)
 		}
 		if xs := pick(dir, Screen); len(xs) > 0 {
 			return stats.Median(xs), Screen, 1
 		}
 	}
 	return 0, 0, 0
+}
+
+// mix is a full set's rate, xs, at p in d: its mean, or where the
+// sender's side has two modes there (see windows: cubic leaving slow
+// start early behind a shallow queue), their mix at the share all the
+// class's trials show, the set's trials above the slow one standing for
+// the fast: three trials sample the mix too coarsely to weigh it.
+func (m Model) mix(p Point, d Direction, xs []float64) float64 {
+	w, ok := m.window(p, d)
+	fast := slices.DeleteFunc(slices.Clone(xs), func(x float64) bool { return x <= w.Rate })
+	if !ok || w.Share >= 1 || len(fast) == 0 {
+		return mean(xs)
+	}
+	return w.Share*w.Rate + (1-w.Share)*mean(fast)
 }
 
 func (s State) rate(p Point, pol Policy) rating {
@@ -94,9 +104,10 @@ func (s State) atAim(p Point, r rating, aim map[Direction]float64, best float64,
 // FullAt reports whether p's key in d has a full set: trials at points
 // with the same knobs acting on d sample one thing (against a peer,
 // reverse at the host's tcp_rmem is the baseline's whatever it sends).
-func (s State) FullAt(p Point, d Direction) bool {
-	k := p.key(d, s.Model.BothEnds)
-	return slices.ContainsFunc(s.Obs, func(o Obs) bool { return o.Dir == d && o.Kind == Full && o.Point.key(d, s.Model.BothEnds) == k })
+func (s State) FullAt(p Point, d Direction) bool { return fullAt(s.Obs, p, d, s.Model.BothEnds) }
+
+func fullAt(obs []Obs, p Point, d Direction, both bool) bool {
+	return slices.ContainsFunc(obs, func(o Obs) bool { return o.Dir == d && o.Kind == Full && o.Point.key(d, both) == p.key(d, both) })
 }
 
 // Next is what to measure next: the cheapest point the model rates at
@@ -119,8 +130,7 @@ func Next(s State, pol Policy) Action {
 	for _, r := range ratings {
 		best = max(best, r.joint(aim, s.Model.Dirs))
 	}
-	act := Action{Aim: aim}
-	pick := -1
+	act, pick := Action{Aim: aim}, -1
 	for i, p := range pts { // a screening's surprise gets its full set first
 		if at := s.atAim(p, ratings[i], aim, best, pol); !at && s.confirming(p, pol) != nil {
 			pick = i
@@ -130,8 +140,7 @@ func Next(s State, pol Policy) Action {
 		}
 	}
 	if pick < 0 {
-		act.Done, act.Why = true, StopNothing
-		return act
+		return Action{Aim: aim, Done: true, Why: StopNothing}
 	}
 	p, r := pts[pick], ratings[pick]
 	act.Point, act.Predicted = p, map[Direction]float64{}

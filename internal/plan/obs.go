@@ -54,6 +54,17 @@ func (o Obs) limit() attrib.Limit {
 	return o.Limit
 }
 
+// mode is the limit o's rate belongs to among its set's: its limit,
+// except that a lossless flow that kept the path's BDP (bytes) in flight
+// and fell short was not held by its window but by noise or a flow
+// sharing the path: it belongs with the trials that filled the path.
+func (o Obs) mode(bdp float64) attrib.Limit {
+	if o.limit() == attrib.Network && o.Retransmits == 0 && o.Inflight > 0 && float64(o.Inflight) >= bdp {
+		return attrib.PathFull
+	}
+	return o.limit()
+}
+
 // Source says where the goodput came from.
 type Source int
 
@@ -175,19 +186,21 @@ func mean(xs []float64) float64 {
 }
 
 // spreads pools, per direction, the variance of log rates among the
-// trials of each full set (the trials at one key) that one limit held:
-// the noise a comparison must clear. Trials of a set held by different
-// limits (cubic leaving slow start early in one of them) are a control's
+// trials of each full set (the trials at one key) that one limit held
+// (by mode, at the prior's BDP): the noise a comparison must clear. Trials
+// of a set held by different limits (cubic leaving slow start early in
+// one of them) are a control's
 // two modes, which the set's mean carries; their difference is no noise;
 // nor is a trial's that this host's queues dropped in (the drops' count
 // varies from trial to trial, not the path).
-func spreads(obs []Obs, bothEnds bool) map[Direction]float64 {
+func spreads(obs []Obs, pr Prior) map[Direction]float64 {
+	bdp := pr.Goodput / 8 * pr.IdleRTT.Seconds()
 	ss, df := map[Direction]float64{}, map[Direction]int{}
-	for _, set := range fullSets(obs, bothEnds) {
+	for _, set := range fullSets(obs, pr.BothEnds) {
 		byLimit := map[attrib.Limit][]float64{}
 		for _, o := range set {
 			if !o.Drops { // the drops' count varies, not the path
-				byLimit[o.limit()] = append(byLimit[o.limit()], math.Log(o.Rate))
+				byLimit[o.mode(bdp)] = append(byLimit[o.mode(bdp)], math.Log(o.Rate))
 			}
 		}
 		for _, xs := range byLimit {
@@ -205,4 +218,22 @@ func spreads(obs []Obs, bothEnds bool) map[Direction]float64 {
 		}
 	}
 	return out
+}
+
+// lossFloor is the path's random loss: the least share of its packets
+// any trial retransmitted, or 0 where a lossless trial rules it out by
+// the rule of three (none in n segments: 95% below 3/n).
+func lossFloor(obs []Obs) float64 {
+	floor, saw := 0.0, false
+	for _, o := range obs {
+		if p := float64(o.Retransmits) / o.segments(); o.Retransmits > 0 && o.segments() > 0 && (!saw || p < floor) {
+			floor, saw = p, true
+		}
+	}
+	for _, o := range obs {
+		if o.Retransmits == 0 && o.Seconds > 0 && o.segments()*floor >= 3 {
+			return 0
+		}
+	}
+	return floor
 }

@@ -655,7 +655,7 @@ func TestSpreadIsWithinOneLimit(t *testing.T) {
 	p := Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "cubic"}
 	set := full(p, Forward, attrib.PathFull, gp)
 	set[0] = held(p, Forward, Full, attrib.Network, 0.6*gp)
-	s := spreads(set, false)[Forward]
+	s := spreads(set, Prior{})[Forward]
 	if want := math.Log(1.01) / math.Sqrt2; math.Abs(s-want) > 0.0005 {
 		t.Errorf("spread %.4f, want %.4f (the two path-full trials' alone)", s, want)
 	}
@@ -821,5 +821,86 @@ func TestAWindowModeIsAMix(t *testing.T) {
 	}
 	if l := m.Window["bbr"][At{Dir: Reverse}]; math.Abs(l.Share-1.0/3) > 1e-9 || l.Rate != 75.2e6 {
 		t.Errorf("the window's mode: %+v, want a third of the trials at 75.2 Mbit/s", l)
+	}
+}
+
+// on is the grid's point with the given maxima (rungs at or above
+// them) and control.
+func on(g Grid, rmem, wmem int64, cc string) Point {
+	r, w := g.Rmem[slices.IndexFunc(g.Rmem, func(v int64) bool { return v >= rmem })], g.Wmem[slices.IndexFunc(g.Wmem, func(v int64) bool { return v >= wmem })]
+	return Point{Rmem: r, Wmem: w, CC: cc}
+}
+
+// A control with two modes (cubic leaving slow start early behind a
+// shallow queue) is judged by their mix: a full set of three that
+// missed the slow mode, where a screening at its key caught it, rates
+// below a pacing control's full set at the path, and the choice is
+// the pacing one; without the slow screening the cheaper cubic point
+// stays the choice. A lossless trial short of the path with the BDP in
+// flight is no slow mode (noise, or a flow sharing the path).
+func TestTwoModesAreJudgedByTheirMix(t *testing.T) {
+	g := grid(pol())
+	cu, bb := on(g, 2*bdp, 3*bdp/2, "cubic"), on(g, 2*bdp, 3*bdp/2, "bbr")
+	fast := func(p Point, d Direction) []Obs {
+		set := full(p, d, attrib.PathFull, gp)
+		for i := range set {
+			set[i].Inflight = bdp * 11 / 10
+		}
+		return set
+	}
+	slow := held(cu, Forward, Screen, attrib.Network, 0.7*gp)
+	slow.Inflight = bdp * 7 / 10
+	short := slow
+	short.Rate, short.Inflight = 0.75*gp, bdp*11/10
+	base := append(append(fast(cu, Forward), fast(bb, Forward)...), fast(cu, Reverse)...)
+	for _, c := range []struct {
+		name  string
+		extra []Obs
+		want  Point
+	}{
+		{"no slow mode seen", nil, cu},
+		{"the slow mode seen at the key", []Obs{slow}, bb},
+		{"short with the BDP in flight", []Obs{short}, cu},
+	} {
+		obs := append(slices.Clone(base), c.extra...)
+		st := State{Grid: g, Model: Fit(prior(false), obs, pol()), Obs: obs}
+		if got, ok := Choose(st, pol()); !ok || got != c.want {
+			x, _, _ := st.measured(cu, Forward)
+			t.Errorf("%s: chose %+v, want %+v (cubic's rate %.3g, window limits %+v)", c.name, got, c.want, x, st.Model.Window)
+		}
+	}
+}
+
+// Seen from this host as the receiver (a stock peer sends no view of
+// its own), a trial the receiver's view could not name once it ruled
+// this host's window out is the sender's side's: where some trials of
+// the set filled the path, it is a mode (a window limit with its share),
+// not a ceiling; where it held every trial, it is a ceiling. The mode
+// holds from the least buffer it was seen at: less, and this host's
+// window holds the flow under the BDP (no queue built, nothing lost).
+func TestTheSendersSideSeenFromTheReceiver(t *testing.T) {
+	g := grid(pol())
+	p := on(g, 2*bdp, g.Base.Wmem, "")
+	unseen := func(x float64) Obs {
+		o := held(p, Reverse, Full, attrib.Unknown, x)
+		o.SenderView, o.Retransmits, o.RuledOut = false, -1, []attrib.Limit{attrib.ReceiverWindow}
+		return o
+	}
+	fill := held(p, Reverse, Full, attrib.PathFull, gp)
+	fill.SenderView, fill.Retransmits = false, -1
+	two := Fit(prior(false), []Obs{unseen(0.5 * gp), unseen(0.5 * gp), fill}, pol())
+	if l := two.Window["loss-based"][At{Dir: Reverse}]; two.Ceiling[At{Dir: Reverse}] != 0 || math.Abs(l.Share-2.0/3) > 1e-9 || l.Rate != 0.5*gp {
+		t.Errorf("two modes: ceiling %.3g, window %+v; want none and two thirds at 0.5", two.Ceiling[At{Dir: Reverse}], l)
+	}
+	under := on(g, bdp, g.Base.Wmem, "")
+	if got := two.Predict(p, Reverse); math.Abs(got-2*gp/3) > 1e6 {
+		t.Errorf("predicted %.3g at the modes' buffers, want their mix", got)
+	}
+	if got, want := two.Predict(under, Reverse), 0.65*float64(under.Rmem)*8/rtt.Seconds(); math.Abs(got-want) > 1e6 {
+		t.Errorf("predicted %.3g under the BDP, want the window's %.3g without the mode", got, want)
+	}
+	capped := Fit(prior(false), []Obs{unseen(0.5 * gp), unseen(0.5 * gp), unseen(0.5 * gp)}, pol())
+	if c := capped.Ceiling[At{Dir: Reverse}]; c != 0.5*gp {
+		t.Errorf("held in every trial: ceiling %.3g, want 0.5 of the path", c)
 	}
 }
