@@ -147,18 +147,18 @@ func Next(s State, pol Policy) Action {
 	for _, d := range s.Model.Dirs {
 		act.Predicted[d] = s.Model.Predict(p, d)
 	}
-	full := time.Duration(len(s.Model.Dirs)*pol.Trials) * pol.TrialCost(s.Model.IdleRTT)
+	full := pol.SetsCost(len(s.Model.Dirs), s.Model.IdleRTT)
 	switch {
 	case r.whole:
 		act.Done, act.Why = true, StopChosen
 	case s.confirming(p, pol) != nil && !s.atAim(p, r, aim, best, pol):
 		act.Kind, act.Confirm, act.Dirs = Full, true, s.confirming(p, pol)
-		if s.Spent+time.Duration(len(act.Dirs)*pol.Trials)*pol.TrialCost(s.Model.IdleRTT)+full > pol.Budget {
+		if s.Spent+pol.SetsCost(len(act.Dirs), s.Model.IdleRTT)+full > pol.Budget {
 			return s.outOfTime(pol, pts, ratings, aim, best, full)
 		}
 	case r.all || s.confirming(p, pol) != nil:
 		act.Kind, act.Dirs = Full, s.lacking(p)
-		if s.Spent+time.Duration(len(act.Dirs)*pol.Trials)*pol.TrialCost(s.Model.IdleRTT) > pol.Budget {
+		if s.Spent+pol.SetsCost(len(act.Dirs), s.Model.IdleRTT) > pol.Budget {
 			act = Action{Done: true, Why: StopBudget, Aim: aim}
 		}
 	default:

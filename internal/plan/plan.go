@@ -167,9 +167,18 @@ func DefaultPolicy(n int, t, o, rtt time.Duration) Policy {
 const Slack = 0.01
 
 // TrialCost is what one trial costs: its omit, its time and the
-// round trips of its set-up.
-func (p Policy) TrialCost(rtt time.Duration) time.Duration {
-	return p.Omit + p.Time + time.Duration(p.SetupRTTs*float64(rtt))
+// round trips of its set-up at rtt.
+func (p Policy) TrialCost(rtt time.Duration) time.Duration { return p.CostOf(p.Time, rtt) }
+
+// CostOf is what a trial measuring for length costs at rtt (a short
+// trial's, or one that ran over).
+func (p Policy) CostOf(length, rtt time.Duration) time.Duration {
+	return p.Omit + length + time.Duration(p.SetupRTTs*float64(rtt))
+}
+
+// SetsCost is what full sets in n directions cost at rtt.
+func (p Policy) SetsCost(n int, rtt time.Duration) time.Duration {
+	return time.Duration(n*p.Trials) * p.TrialCost(rtt)
 }
 
 // Grid is the search space: each maximum on rungs Rung apart in bytes,

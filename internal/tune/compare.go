@@ -60,8 +60,8 @@ func (r *runner) compare(ctx context.Context) ([]*Candidate, error) {
 		// Short trials are the search's observations, within its
 		// budget: as many as leave a full set's time.
 		pol := r.policy()
-		each := pol.TrialCost(res.RTT) - pol.Time + spec.Time
-		full := time.Duration(pol.Trials*len(res.Controllable)) * pol.TrialCost(res.RTT)
+		each := pol.CostOf(spec.Time, res.RTT)
+		full := pol.SetsCost(len(res.Controllable), res.RTT)
 		fit := max(0, min(len(active), int((pol.Budget-r.spent()-full)/each)))
 		for _, c := range active[fit:] {
 			c.Status = fmt.Sprintf("not measured: its short trial (%s) would not leave the search's final full set its time in the budget (--budget %s)", secs(each), secs(pol.Budget))

@@ -197,7 +197,7 @@ func (r *runner) spent() time.Duration {
 			continue
 		}
 		for _, t := range c.Trials {
-			d += pol.TrialCost(r.res.RTT) - pol.Time + cmp.Or(t.planned, time.Duration(t.Seconds*float64(time.Second)), pol.Time)
+			d += pol.CostOf(cmp.Or(t.planned, time.Duration(t.Seconds*float64(time.Second)), pol.Time), r.res.RTT)
 		}
 	}
 	return d

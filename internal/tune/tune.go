@@ -375,7 +375,7 @@ func (r *runner) fits() error {
 	if !r.env.BothEnds() {
 		sets = len(r.o.Directions) + 1 // a peer's verification may run forward alone
 	}
-	need := time.Duration(sets*pol.Trials) * pol.TrialCost(r.res.RTT)
+	need := pol.SetsCost(sets, r.res.RTT)
 	if pol.Budget >= need {
 		return nil
 	}
