@@ -9,6 +9,7 @@ import (
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/linkem"
 	"github.com/tcptune/tcptune/internal/linkset"
+	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/pmtu"
 )
 
@@ -129,7 +130,7 @@ func (r *runner) mtuOutcome(choice *Candidate) {
 	}
 	if slices.ContainsFunc(choice.Settings, func(s Setting) bool { return s.Key == r.jumbo.key }) {
 		res.Goodput = linkem.Goodput(res.Rate, target)
-		if res.GoodputSource != "estimated" { // an estimate stays one, raised by trials
+		if r.source != plan.SourceEstimated { // an estimate stays one, raised by trials
 			res.GoodputSource = fmt.Sprintf("the link's rate × MSS/MTU at MTU %d", target)
 		}
 		if m := mssOf(choice); m > 0 {

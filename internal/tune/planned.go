@@ -12,6 +12,7 @@ import (
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/units"
+	"github.com/tcptune/tcptune/internal/view"
 )
 
 // planned is the model-driven search: internal/plan decides each trial
@@ -114,14 +115,12 @@ func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (
 	return choice, v, stop, nil
 }
 
-const fullSetName = "verification (the choice's full set)"
-
 // fullSet is the verification of choice, at point p: per direction, the
 // full sets' trials at p's key there (trials at points with the same
 // knobs acting on a direction sample one thing: Choose judged p by
 // them).
 func (r *runner) fullSet(choice *Candidate, p plan.Point, all []sampled, m plan.Model) *Candidate {
-	v := &Candidate{ID: "verify", Name: fullSetName, Source: choice.Name, Settings: choice.Settings, Origin: OriginVerify, Congestion: choice.Congestion}
+	v := &Candidate{ID: "verify", Name: "verification (the choice's full set)", Source: choice.Name, Settings: choice.Settings, Origin: OriginVerify, Congestion: choice.Congestion}
 	for _, d := range r.o.Directions {
 		for _, a := range all {
 			if a.kind == plan.Full && m.Alike(a.p, p, d) {
@@ -170,18 +169,11 @@ func (r *runner) aboveNeed(base, choice *Candidate, m plan.Model, pol plan.Polic
 // shares at the trials' MSS.
 func (r *runner) prior() plan.Prior {
 	m := r.model.ForMSS(int64(r.mss))
-	src := plan.SourceEstimated
-	switch {
-	case r.o.Rate > 0:
-		src = plan.SourceGiven
-	case r.env.LinkRate() > 0:
-		src = plan.SourceLink
-	}
 	var mtus []int
 	if r.jumbo.larger > 0 {
 		mtus = []int{r.jumbo.larger}
 	}
-	return plan.Prior{Goodput: r.res.Goodput, Source: src, IdleRTT: r.res.RTT, BothEnds: r.env.BothEnds(), MTU: r.jumbo.found, MTUs: mtus,
+	return plan.Prior{Goodput: r.res.Goodput, Source: r.source, IdleRTT: r.res.RTT, BothEnds: r.env.BothEnds(), MTU: r.jumbo.found, MTUs: mtus,
 		Dirs: slices.Clone(r.res.Controllable), Default: r.congestion(), RecvShare: m.Recv, SendShare: m.Send}
 }
 
@@ -219,7 +211,7 @@ func observe(c *Candidate, p plan.Point, k plan.Kind, from int) []plan.Obs {
 	var out []plan.Obs
 	for _, t := range c.Trials[from:] {
 		o := plan.Obs{Point: p, Dir: t.Direction, Kind: k, Rate: t.BitsPerSecond, Limit: attrib.Limit(t.Limit),
-			Capped: attrib.Limit(t.Capped), Recovering: t.Recovering, SenderView: t.CountedBy == "sender",
+			Capped: attrib.Limit(t.Capped), Recovering: t.Recovering, SenderView: view.Counter(t.CountedBy) == view.Sender,
 			Retransmits: t.Retransmits, RTT: time.Duration(t.RTTus) * time.Microsecond, MinRTT: time.Duration(t.MinRTTus) * time.Microsecond,
 			MSS: t.MSS, Seconds: t.Seconds, Core: t.Core != nil, Drops: t.Drops != nil, Inflight: t.Inflight, Window: t.Window}
 		for _, l := range t.RuledOut {

@@ -38,6 +38,9 @@ func TestPlannedSendBufferLimited(t *testing.T) {
 	if len(own) != 6 || !reflect.DeepEqual(own, res.Verify.Trials) {
 		t.Errorf("verification %d trials, the choice's full set %d", len(res.Verify.Trials), len(own))
 	}
+	if !res.FullSet || !strings.HasSuffix(res.AfterLabel(), ", its full set") {
+		t.Errorf("the verification is the choice's full set, but the result says %v (%q)", res.FullSet, res.AfterLabel())
+	}
 	if ch.RmemMax != 33554432 {
 		t.Errorf("tcp_rmem max %d: the host's 32 MiB is the grid's floor", ch.RmemMax)
 	}

@@ -51,8 +51,10 @@ type Result struct {
 	// saturated core did (parallel streams, zero-copy sends), with what
 	// each did.
 	Levers []Lever `json:"levers,omitempty"`
-	// Verify holds the fresh trials of the choice.
-	Verify *Candidate `json:"verify,omitempty"`
+	// Verify holds the choice's verification: its full set from the
+	// search (FullSet), or fresh trials.
+	Verify  *Candidate `json:"verify,omitempty"`
+	FullSet bool       `json:"verified_by_full_set,omitempty"`
 	// NotLowered are the buffer maxima the choice would have lowered
 	// and that stay as the host has them (Options.AllowLower).
 	NotLowered []NotLowered `json:"not_lowered,omitempty"`
@@ -161,7 +163,7 @@ func (r *Result) After() *Candidate {
 
 // AfterLabel names the end state for tables.
 func (r *Result) AfterLabel() string {
-	if r.Verify != nil && r.Verify.Name == fullSetName {
+	if r.Verify != nil && r.FullSet {
 		return r.Choice().Name + ", its full set"
 	}
 	if r.Verify != nil {

@@ -322,7 +322,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	res.ChoiceID = choice.ID
 	if choice == base {
 		switch {
-		case res.Why != "":
+		case res.AlreadyFull:
 		case stop == plan.StopBudget:
 			// The model still rated a point above the current settings.
 			res.Why = fmt.Sprintf("the budget (--budget %s) ended before a point the model rates above the current settings had its full set: nothing changed", secs(r.policy().Budget))
@@ -340,7 +340,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 				step += fmt.Sprintf("; in %s, the full set of the points with its knobs acting there (%d of %d trials its own)", d, own, v.Runs(d))
 			}
 		}
-		res.Steps = append(res.Steps, step)
+		res.Steps, res.FullSet = append(res.Steps, step), true
 	} else {
 		pr.Stage("verifying %s with %s per direction, fresh", choice.Name, r.trialCount())
 		if v, err = r.verify(ctx, choice); err != nil {
@@ -419,13 +419,13 @@ func (r *runner) rate(ctx context.Context, base *Candidate) error {
 	res := r.res
 	switch {
 	case r.o.Rate > 0:
-		res.Rate, res.RateSource = r.o.Rate, "given (--rate)"
+		res.Rate, res.RateSource, r.source = r.o.Rate, "given (--rate)", plan.SourceGiven
 		if res.Goodput == 0 {
 			res.Goodput = r.o.Rate * 1448 / 1500
 			res.GoodputSource = "--rate × 1448/1500 (MSS/MTU of a 1500-byte path)"
 		}
 	case r.env.LinkRate() > 0:
-		res.Rate, res.RateSource = r.env.LinkRate(), "the lab link's rate"
+		res.Rate, res.RateSource, r.source = r.env.LinkRate(), "the lab link's rate", plan.SourceLink
 	default:
 		// Parallel streams overcome one flow's buffer limit but overflow
 		// a shallow queue together (cubic backs off); a BBR probe paces
@@ -453,7 +453,7 @@ func (r *runner) rate(ctx context.Context, base *Candidate) error {
 			}
 		}
 		res.Rate, res.RateSource = best*1500/1448, "estimated: the best of the probes ("+probeNames(probes)+") and the baseline, here "+by
-		res.Goodput, res.GoodputSource = best, "estimated"
+		res.Goodput, res.GoodputSource, r.source = best, "estimated", plan.SourceEstimated
 	}
 	if res.GoodputSource == "" && res.Goodput > 0 {
 		res.GoodputSource = "the link's rate × MSS/MTU"
@@ -462,11 +462,14 @@ func (r *runner) rate(ctx context.Context, base *Candidate) error {
 }
 
 type runner struct {
-	env     Env
-	o       Options
-	pr      Progress
-	res     *Result
-	omit    time.Duration
+	env  Env
+	o    Options
+	pr   Progress
+	res  *Result
+	omit time.Duration
+	// source is where the goodput came from (rate): an estimate rises
+	// with the trials and bounds none of them.
+	source  plan.Source
 	current map[string]string
 	seq     int
 	mss     int // the first trial's MSS, which the goodput assumes
@@ -609,7 +612,7 @@ func (r *runner) congestion() string {
 // link, not 1.03; 972.8 at 1460, timestamps off, is 964.8 at 1448).
 func (r *runner) raise(t Trial, label string) {
 	res := r.res
-	if res.GoodputSource != "estimated" {
+	if r.source != plan.SourceEstimated {
 		return
 	}
 	at := r.mss
@@ -635,7 +638,7 @@ func (r *runner) check(t Trial) error {
 	if r.mss > 0 {
 		g = window.Payload(g, r.mss, t.MSS, r.mss)
 	}
-	if g > 0 && r.res.GoodputSource != "estimated" && t.BitsPerSecond > r.bound(t, g) {
+	if g > 0 && r.source != plan.SourceEstimated && t.BitsPerSecond > r.bound(t, g) {
 		return fmt.Errorf("measured %s, above the link's goodput %s: a counting error, not a result", rate(t.BitsPerSecond), rate(g))
 	}
 	return nil

@@ -1384,7 +1384,7 @@ func (d *dropsOnly) Trial(ctx context.Context, s TrialSpec, g float64, rtt time.
 // faster link (it raised the estimate to 972.5 when a packet was taken
 // as the MSS plus 52).
 func TestRaiseCountsPackets(t *testing.T) {
-	r := &runner{mss: 1448, res: &Result{Rate: 1e9, Goodput: 1e9 * 1448 / 1500, GoodputSource: "estimated"}}
+	r := &runner{mss: 1448, source: plan.SourceEstimated, res: &Result{Rate: 1e9, Goodput: 1e9 * 1448 / 1500}}
 	r.raise(Trial{BitsPerSecond: 994e6, MSS: 8948}, "jumbo")
 	if r.res.Rate > 1.0005e9 || r.res.Goodput > 965.4e6 {
 		t.Fatalf("a jumbo trial raised the rate to %.4g (goodput %.4g)", r.res.Rate, r.res.Goodput)
@@ -1394,7 +1394,7 @@ func TestRaiseCountsPackets(t *testing.T) {
 		t.Fatalf("a trial without timestamps raised the rate to %.4g (goodput %.4g)", r.res.Rate, r.res.Goodput)
 	}
 	// And check holds it to its own MSS's goodput: 1% above 973.3.
-	r.res.GoodputSource = "configured"
+	r.source = plan.SourceLink
 	if err := r.check(Trial{BitsPerSecond: 972.8e6, MSS: 1460}); err != nil {
 		t.Errorf("check refused 972.8 Mbit/s at MSS 1460: %v", err)
 	}
@@ -1404,14 +1404,14 @@ func TestRaiseCountsPackets(t *testing.T) {
 	// A policer's full bucket (1 MB) passes on top of its rate within a
 	// trial: 8 Mbit over a 5 s trial, 1.6 Mbit/s of 200 Mbit/s; beyond
 	// rate, bucket and slack it is still an error.
-	p := &runner{mss: 1448, res: &Result{Rate: 200e6, Goodput: 200e6 * 1448 / 1500, GoodputSource: "configured", Burst: 1e6}}
+	p := &runner{mss: 1448, source: plan.SourceLink, res: &Result{Rate: 200e6, Goodput: 200e6 * 1448 / 1500, Burst: 1e6}}
 	if err := p.check(Trial{BitsPerSecond: 196e6, MSS: 1448, Seconds: 5}); err != nil {
 		t.Errorf("check refused a policed trial within its bucket: %v", err)
 	}
 	if err := p.check(Trial{BitsPerSecond: 199e6, MSS: 1448, Seconds: 5}); err == nil {
 		t.Error("check took a policed trial above its rate, bucket and slack")
 	}
-	r.res.GoodputSource = "estimated"
+	r.source = plan.SourceEstimated
 	r.raise(Trial{BitsPerSecond: 980e6, MSS: 1448}, "better")
 	if r.res.Goodput != 980e6 || math.Abs(r.res.Rate-980e6*1500/1448) > 1 {
 		t.Fatalf("a faster trial: goodput %.4g rate %.4g", r.res.Goodput, r.res.Rate)
