@@ -139,6 +139,13 @@ type Policy struct {
 	Time      time.Duration
 	Omit      time.Duration
 	SetupRTTs float64
+	// ShortTime is a reference profile's short trial (a screening of the
+	// first direction); LeverTime an application setting's where a core
+	// ran flat out (what it cuts is CPU per byte, which a short trial
+	// shows); from LongRTT the profiles are listed but not measured,
+	// their trials' omit and set-up costing minutes.
+	ShortTime, LeverTime time.Duration
+	LongRTT              time.Duration
 	// Budget is the trial time the search may spend in all, the
 	// baseline's included.
 	Budget time.Duration
@@ -159,7 +166,8 @@ func DefaultPolicy(n int, t, o, rtt time.Duration) Policy {
 		b = 4 * time.Minute
 	}
 	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, Gain: 2, CCCost: 1, Slack: Slack, MinTol: 0.03, MaxTol: 0.10, Spreads: 2,
-		Trials: n, Time: t, Omit: o, SetupRTTs: 8, Budget: b, MinGain: 0.02, Worse: 0.05, LeverGain: 0.05}
+		Trials: n, Time: t, Omit: o, SetupRTTs: 8, ShortTime: max(t/4, time.Second), LeverTime: max(t/2, time.Second), LongRTT: 300 * time.Millisecond,
+		Budget: b, MinGain: 0.02, Worse: 0.05, LeverGain: 0.05}
 }
 
 // Slack is Policy.Slack's value: a trial further above the goodput

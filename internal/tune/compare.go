@@ -13,10 +13,6 @@ import (
 	"github.com/tcptune/tcptune/internal/units"
 )
 
-// longRTT is the RTT from which the reference profiles are listed but
-// not measured unless asked for (--compare full).
-const longRTT = 300 * time.Millisecond
-
 // compare measures the reference profiles: what each would set, and
 // one short trial each in the first judged direction (CompareFull: full
 // trials in every direction; CompareNone: none). They are never chosen;
@@ -39,7 +35,8 @@ func (r *runner) compare(ctx context.Context) ([]*Candidate, error) {
 	// Each trial costs its omitted start (10 × RTT) and five or six round
 	// trips of iperf3's protocol: at a satellite's RTT the comparison
 	// would add minutes.
-	long := res.RTT >= longRTT && r.o.Compare == CompareShort
+	pol := r.policy()
+	long := res.RTT >= pol.LongRTT && r.o.Compare == CompareShort
 	if r.o.Compare == CompareNone || long {
 		why := "--compare none"
 		if long {
@@ -52,14 +49,13 @@ func (r *runner) compare(ctx context.Context) ([]*Candidate, error) {
 		res.Steps = append(res.Steps, "reference profiles not measured: "+why)
 		return nil, nil
 	}
-	dirs, n, what, spec := res.Controllable[:1], 1, "one short trial each", TrialSpec{Time: max(r.o.Time/4, time.Second)}
+	dirs, n, what, spec := res.Controllable[:1], 1, "one short trial each", TrialSpec{Time: pol.ShortTime}
 	if r.o.Compare == CompareFull {
 		dirs, n, what, spec = r.o.Directions, r.o.Trials, "full trials", TrialSpec{}
 	}
 	if r.o.Compare == CompareShort {
 		// Short trials are the search's observations, within its
 		// budget: as many as leave a full set's time.
-		pol := r.policy()
 		each := pol.CostOf(spec.Time, res.RTT)
 		full := pol.SetsCost(len(res.Controllable), res.RTT)
 		fit := max(0, min(len(active), int((pol.Budget-r.spent()-full)/each)))

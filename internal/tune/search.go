@@ -263,7 +263,7 @@ func (r *runner) reportLevers(ctx context.Context, choice, measured *Candidate) 
 	}
 	if d, core, hot, n, ok := r.coreShort(measured); ok {
 		why = fmt.Sprintf("%s: a core ran flat out in %d of %d trials (%s) short of the path", d, hot, n, core)
-		half := max(r.o.Time/2, time.Second)
+		half := r.policy().LeverTime
 		if len(levers) == 0 {
 			parallel.spec.Time = half
 			levers = append(levers, parallel)

@@ -943,6 +943,39 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// The reference profiles get one short trial each (the policy's
+// ShortTime, a quarter of --time) at a short RTT, and are listed
+// unmeasured from the policy's LongRTT, where a trial's omit and set-up
+// cost more than its measure.
+func TestProfilesShortAndLong(t *testing.T) {
+	for _, c := range []struct {
+		rtt      time.Duration
+		measured bool
+	}{{50 * time.Millisecond, true}, {300 * time.Millisecond, false}} {
+		m := newModel(1e9, c.rtt, "4096 131072 6291456", "4096 16384 4194304")
+		res, err := Run(context.Background(), m, Options{}, quiet{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		short := plan.DefaultPolicy(3, 5*time.Second, time.Second, c.rtt).ShortTime
+		n := 0
+		for _, p := range res.Candidates {
+			if p.Origin != OriginProfile || p.SameAs != "" || p.Status == "nothing applicable here" {
+				continue
+			}
+			if n++; c.measured && (len(p.Trials) != 1 || p.Trials[0].planned != short) {
+				t.Errorf("%s at %s: %d trials, want one of %s", p.ID, c.rtt, len(p.Trials), short)
+			}
+			if !c.measured && (len(p.Trials) > 0 || !strings.HasPrefix(p.Status, "not measured: at an RTT of")) {
+				t.Errorf("%s at %s: %d trials, status %q", p.ID, c.rtt, len(p.Trials), p.Status)
+			}
+		}
+		if n == 0 {
+			t.Errorf("at %s no reference profile was listed", c.rtt)
+		}
+	}
+}
+
 func dumpResult(t *testing.T, res *Result) {
 	t.Helper()
 	for _, s := range res.Steps {
@@ -1059,6 +1092,14 @@ func TestCPUHeldWithLossTriesZeroCopy(t *testing.T) {
 	}
 	if n["zero-copy sends (-Z)"] != 1 || n["4 parallel streams (-P 4)"] != 1 || !strings.Contains(steps, "a core ran flat out in") {
 		t.Fatalf("levers %+v; steps:\n%s", res.Levers, steps)
+	}
+	// What -Z cuts is CPU per byte, which a trial of the policy's
+	// LeverTime shows.
+	half := plan.DefaultPolicy(3, 5*time.Second, time.Second, m.rtt).LeverTime
+	for _, sp := range m.specs {
+		if sp.ZeroCopy && sp.Time != half {
+			t.Errorf("-Z screened for %s, want %s", sp.Time, half)
+		}
 	}
 }
 
