@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/linkset"
 	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/units"
@@ -280,21 +281,10 @@ func actsOn(key string, bothEnds bool) []Direction {
 // knobOf is the plan's knob a sysctl or link key sets ("" for one the
 // table does not name: it acts on both directions).
 func knobOf(key string) plan.Knob {
-	switch {
-	case key == keyWmem:
-		return plan.Wmem
-	case key == keyRmem:
-		return plan.Rmem
-	case key == keyCC:
-		return plan.CC
-	case key == keyBacklog:
-		return plan.Backlog
-	case strings.HasSuffix(key, ".txqueuelen"):
-		return plan.TxQueue
-	case strings.HasSuffix(key, ".mtu"):
-		return plan.MTU
+	if _, attr, err := linkset.Parse(key); err == nil {
+		return map[string]plan.Knob{"txqueuelen": plan.TxQueue, "mtu": plan.MTU}[attr]
 	}
-	return ""
+	return map[string]plan.Knob{keyWmem: plan.Wmem, keyRmem: plan.Rmem, keyCC: plan.CC, keyBacklog: plan.Backlog}[key]
 }
 
 // acts are the directions some setting that differs between base and v
