@@ -12,6 +12,7 @@ import (
 
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/cores"
+	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/window"
 )
@@ -73,28 +74,40 @@ func (r *runner) peerOnly() string { return strings.Join(r.res.PeerAdvice, "; ")
 // already allows the path's goodput), so the limit is on the peer's
 // side, but which one the evidence does not decide.
 func (r *runner) unseenPeer(d Direction, k knob, cur int64, t Trial) {
-	v := roundUp(2 * float64(r.res.BDP))
+	v := r.peerNeed(keyWmem)
 	why := fmt.Sprintf("this host's %s max %s already allows the path's goodput", strings.TrimPrefix(k.key, "net.ipv4."), r.multiple(cur))
 	if slices.Contains(t.RuledOut, string(attrib.ReceiverWindow)) {
 		why = "this host's receive window is ruled out (" + t.Verdict + ")"
 	}
-	line := fmt.Sprintf("%s is counted only at this receiver (the peer sends no sender's view, as a stock iperf3 does not); %s, so the limit is on the peer's side: its send buffer or its congestion control, which tune cannot see; if its tcp_wmem max is below 2 × BDP: on %s: sysctl -w net.ipv4.tcp_wmem='4096 16384 %d'",
-		d, why, r.env.Peer(), v)
+	line := fmt.Sprintf("%s is counted only at this receiver (the peer sends no sender's view, as a stock iperf3 does not); %s, so the limit is on the peer's side: its send buffer or its congestion control, which tune cannot see; if its tcp_wmem max is below %s: on %s: sysctl -w net.ipv4.tcp_wmem='4096 16384 %d' (tcptune advise's figure for this path)",
+		d, why, r.multiple(v), r.env.Peer(), v)
 	if !slices.Contains(r.res.PeerAdvice, line) {
 		r.res.PeerAdvice = append(r.res.PeerAdvice, line)
 	}
 }
 
-// peerAdvice records the command the peer needs: its buffer at 2 × BDP
-// (the model's share of it becomes window, with margin).
+// peerNeed is what the peer's buffer key needs on this path: tcptune
+// advise's figure, the window model's need at the prior's shares (the
+// peer's own are out of reach) on tune's rungs.
+func (r *runner) peerNeed(key string) int64 {
+	m := window.Linux66
+	rm, wm := plan.Needs(r.res.BDP, r.res.Rate, r.res.RTT, m.Recv, m.Send, r.policy())
+	if key == keyRmem {
+		return rm
+	}
+	return wm
+}
+
+// peerAdvice records the command the peer needs: its buffer at what
+// the path needs (peerNeed).
 func (r *runner) peerAdvice(d Direction, k knob, t Trial) {
-	v := roundUp(2 * float64(r.res.BDP))
+	v := r.peerNeed(k.key)
 	def := "4096 131072"
 	if k.key == keyWmem {
 		def = "4096 16384"
 	}
-	line := fmt.Sprintf("%s is limited by the peer's %s (%s): on %s: sysctl -w %s='%s %d' (2 × BDP; tune cannot change another host)",
-		d, strings.TrimPrefix(k.key, "net.ipv4."), t.Verdict, r.env.Peer(), k.key, def, v)
+	line := fmt.Sprintf("%s is limited by the peer's %s (%s): on %s: sysctl -w %s='%s %d' (%s, tcptune advise's figure for this path; tune cannot change another host)",
+		d, strings.TrimPrefix(k.key, "net.ipv4."), t.Verdict, r.env.Peer(), k.key, def, v, r.multiple(v))
 	for _, x := range r.res.PeerAdvice {
 		if x == line {
 			return
@@ -120,9 +133,6 @@ func (r *runner) fullShare(c *Candidate) float64 {
 	}
 	return f
 }
-
-// roundUp rounds a buffer size up to 64 KiB.
-func roundUp(b float64) int64 { return int64(math.Ceil(b/65536)) * 65536 }
 
 func (r *runner) multiple(v int64) string {
 	return strconv.FormatFloat(math.Round(float64(v)/float64(max(r.res.BDP, 1))*100)/100, 'f', -1, 64) + " × BDP"

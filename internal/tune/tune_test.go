@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/advise"
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/cores"
@@ -468,7 +469,7 @@ func TestSearchReceiverWindowLimited(t *testing.T) {
 	}
 	// The smallest that reaches the plateau: the model needs
 	// BDP ÷ 0.65 ≈ 1.54 × BDP; the search lands between that and 2 × BDP.
-	if ch.RmemMax > roundUp(2*float64(res.BDP)) || ch.RmemMax < res.BDP*3/2 {
+	if ch.RmemMax > plan.RoundUp(2*float64(res.BDP)) || ch.RmemMax < res.BDP*3/2 {
 		t.Errorf("rmem max %d = %.2f × BDP", ch.RmemMax, float64(ch.RmemMax)/float64(res.BDP))
 	}
 	restored(t, m, start)
@@ -549,8 +550,20 @@ func TestSearchPeerLimitsReverse(t *testing.T) {
 	if len(res.Controllable) != 1 || res.Controllable[0] != Forward {
 		t.Fatalf("controllable %v", res.Controllable)
 	}
-	if len(res.PeerAdvice) != 1 || !strings.Contains(res.PeerAdvice[0], "on 10.0.0.2: sysctl -w net.ipv4.tcp_wmem=") {
-		t.Errorf("peer advice %q", res.PeerAdvice)
+	// The peer's command is tcptune advise's for this path: advise and
+	// tune cannot disagree.
+	a, err := advise.Advise(advise.Input{Rate: res.Rate, RTT: res.RTT, Streams: 1, Connections: 1, Role: "host", OS: "linux"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ""
+	for _, s := range a.Settings {
+		if s.Key == keyWmem {
+			want = s.Value()
+		}
+	}
+	if len(res.PeerAdvice) != 1 || want == "" || !strings.Contains(res.PeerAdvice[0], "on 10.0.0.2: sysctl -w net.ipv4.tcp_wmem='"+want+"'") {
+		t.Errorf("peer advice %q, advise's tcp_wmem %q", res.PeerAdvice, want)
 	}
 	if !res.Kept || !res.Applied || len(m.kept) == 0 {
 		t.Fatalf("the forward gain was not kept: kept %v applied %v: %s", res.Kept, res.Applied, res.Why)
@@ -1336,7 +1349,7 @@ func TestRetrimPastAFailedLevel(t *testing.T) {
 	}
 	ch := res.Choice()
 	t.Logf("choice %s (%s): rmem %.2f, wmem %.2f × BDP; steps:\n%s", ch.ID, ch.Congestion, float64(ch.RmemMax)/float64(res.BDP), float64(ch.WmemMax)/float64(res.BDP), strings.Join(res.Steps, "\n"))
-	if ch.Congestion != "bbr" || ch.WmemMax > roundUp(1.5*float64(res.BDP)) {
+	if ch.Congestion != "bbr" || ch.WmemMax > plan.RoundUp(1.5*float64(res.BDP)) {
 		t.Errorf("choice %s with %q: wmem %.2f × BDP, want bbr at 1.5 × BDP", ch.ID, ch.Congestion, float64(ch.WmemMax)/float64(res.BDP))
 	}
 }
