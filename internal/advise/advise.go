@@ -155,7 +155,8 @@ func Advise(in Input) (Advice, error) {
 	sbdp := bdp / int64(in.Streams)
 	a := Advice{Input: in, BDP: bdp, StreamBDP: sbdp, Link: linkAdvice(in)}
 	forwarding := in.Role == "firewall" || in.Role == "router"
-	// Buffers: 2 × BDP per stream — the kernel keeps part of each buffer
+	// Buffers on the other OSes: 2 × BDP per stream (Linux's maxima are
+	// the window model's need on tune's rungs, see linux) — the kernel keeps part of each buffer
 	// for packet overhead (window.Linux66: 0.65 of tcp_rmem max becomes
 	// window at MSS 1448, 0.80 of tcp_wmem max holds payload), with
 	// margin for the RTT under load; bench/tune.sh's sweep found its
