@@ -69,6 +69,27 @@ func TestActs(t *testing.T) {
 	}
 }
 
+// The grid's controls are the host's own and those available that no
+// other available one dominates: Reno, where CUBIC is there to try.
+func TestGridLeavesDominatedControls(t *testing.T) {
+	for _, c := range []struct {
+		def   string
+		avail string
+		want  []string
+	}{
+		{"bbr", "reno cubic bbr", []string{"bbr", "cubic"}},
+		{"cubic", "reno cubic bbr", []string{"cubic", "bbr"}},
+		{"reno", "reno cubic bbr", []string{"reno", "cubic", "bbr"}},
+		{"bbr", "reno bbr", []string{"bbr", "reno"}},
+		{"bbr", "reno cubic htcp bbr", []string{"bbr", "cubic", "htcp"}},
+	} {
+		g := NewGrid(1<<20, 6<<20, 4<<20, c.def, strings.Fields(c.avail), DefaultPolicy(3, 5*time.Second, time.Second, 50*time.Millisecond))
+		if !reflect.DeepEqual(g.CCs, c.want) {
+			t.Errorf("default %s, available %q: %v, want %v", c.def, c.avail, g.CCs, c.want)
+		}
+	}
+}
+
 // The rungs are 1.15× apart in bytes, from the host's maxima (or half
 // a BDP with AllowLower) to 4 × BDP, and the host's own value is one.
 func TestRungs(t *testing.T) {
