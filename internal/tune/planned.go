@@ -177,13 +177,14 @@ func (r *runner) prior() plan.Prior {
 		Dirs: slices.Clone(r.res.Controllable), Default: r.congestion(), RecvShare: m.Recv, SendShare: m.Send}
 }
 
-// spent is the search's trial time so far: each trial's omit, its own
-// time and set-up round trips, as the policy counts them. The reference
-// profiles' short trials are the search's observations and count; the
-// full ones --compare=full asks for are the report's, outside it.
+// spent is the trial time so far: each trial's omit, its own time and
+// set-up round trips, as the policy counts them, the rate probes'
+// included. The reference profiles' short trials are the search's
+// observations and count; the full ones --compare=full asks for are the
+// report's, outside it.
 func (r *runner) spent() time.Duration {
 	pol := r.policy()
-	var d time.Duration
+	d := r.probes
 	for _, c := range r.res.Candidates {
 		if c.Origin == OriginProfile && r.o.Compare == CompareFull {
 			continue

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/stats"
 )
 
@@ -205,6 +206,43 @@ func TestWindowWhy(t *testing.T) {
 	} {
 		if got := windowWhy(Forward, c.t, bdp); !strings.Contains(got, c.want) || !strings.HasPrefix(got, "forward: ") {
 			t.Errorf("%+v: %q, want %q", c.t, got, c.want)
+		}
+	}
+}
+
+// unknownRate is a peer whose path's rate tune must estimate (probes).
+type unknownRate struct{ *modelEnv }
+
+func (u unknownRate) LinkRate() float64 { return 0 }
+func (u unknownRate) Goodput() float64  { return 0 }
+
+// The budget holds every trial tune runs, not only the search's: the
+// rate probes where the rate is estimated, and the application settings
+// screened after the search, which run only where their trial fits what
+// the budget has left (the report says which did not).
+func TestBudgetHoldsEveryTrial(t *testing.T) {
+	for _, budget := range []time.Duration{60 * time.Second, 75 * time.Second, 90 * time.Second, 3 * time.Minute} {
+		m := newModel(1e9, 20*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+		m.both, m.peerR, m.peerW = false, 33554432, 33554432
+		m.cpuCap, m.cpuDrops = 500e6, true
+		res, err := Run(context.Background(), unknownRate{m}, Options{Budget: budget}, quiet{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pol := plan.DefaultPolicy(3, 5*time.Second, time.Second, res.RTT)
+		var spent time.Duration
+		probes := 0
+		for _, s := range m.specs {
+			spent += pol.CostOf(s.Time, res.RTT)
+			if s.Parallel == 8 {
+				probes++
+			}
+		}
+		if probes == 0 || spent > budget {
+			t.Errorf("--budget %s: %d trials (%d rate probes) cost %s", budget, len(m.specs), probes, spent)
+		}
+		if budget == 60*time.Second && (len(res.Levers) != 1 || !strings.Contains(strings.Join(res.Steps, "\n"), "4 parallel streams (-P 4) not screened: the budget")) {
+			t.Errorf("--budget %s: levers %+v, want -P 4 left out for lack of time; steps:\n%s", budget, res.Levers, strings.Join(res.Steps, "\n"))
 		}
 	}
 }

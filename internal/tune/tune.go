@@ -440,6 +440,9 @@ func (r *runner) rate(ctx context.Context, base *Candidate) error {
 		r.pr.Stage("estimating the path's rate: %d probe(s) of 8 parallel streams (%s)", len(probes), probeNames(probes))
 		best, by := max(base.Summary[Forward].Max, base.Summary[Reverse].Max), "the baseline"
 		for _, spec := range probes {
+			// The budget holds the probes too (their trials are no
+			// candidate's).
+			r.probes += r.policy().CostOf(spec.Time, r.res.RTT)
 			t, err := r.one(ctx, spec, "rate probe ("+probeName(spec)+")")
 			if err != nil {
 				if ctx.Err() != nil {
@@ -469,7 +472,9 @@ type runner struct {
 	omit time.Duration
 	// source is where the goodput came from (rate): an estimate rises
 	// with the trials and bounds none of them.
-	source  plan.Source
+	source plan.Source
+	// probes is what the rate probes cost, which the budget counts.
+	probes  time.Duration
 	current map[string]string
 	seq     int
 	mss     int // the first trial's MSS, which the goodput assumes
