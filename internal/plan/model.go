@@ -148,13 +148,12 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		d At
 	}
 	keyOf := func(o Obs) ck { return ck{class(m.ccOf(o.Point, o.Dir)), At{o.Dir, o.Point.MTU}} }
-	bdp := m.Goodput / 8 * m.IdleRTT.Seconds()
 	from, over := map[ck]float64{}, map[ck][]Obs{}
 	for _, o := range obs {
 		k, allows := keyOf(o), math.Inf(1)
 		if m.overfills(o, pol) {
 			over[k] = append(over[k], o)
-		} else if fullAt(obs, o.Point, o.Dir, m.BothEnds) && m.sendersHeld(o, obs, pol, bdp) { // a full set's, or a screening's at its key
+		} else if fullAt(obs, o.Point, o.Dir, m.BothEnds) && m.sendersHeld(o, obs, pol) { // a full set's, or a screening's at its key
 			allows = m.allows(o.Point, o.Dir)
 		} else {
 			continue
@@ -168,7 +167,7 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		var held, rest []Obs // what the sender's side held, and what carried more
 		for _, o := range obs {
 			if keyOf(o) == k && !m.dropHeld(o, pol) && m.allows(o.Point, o.Dir) >= l.From {
-				if m.sendersHeld(o, obs, pol, bdp) {
+				if m.sendersHeld(o, obs, pol) {
 					held = append(held, o)
 				} else {
 					rest = append(rest, o)
@@ -179,7 +178,7 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		rest = slices.DeleteFunc(rest, func(o Obs) bool { return o.Rate <= l.Rate })
 		l.Share = float64(len(held)) / float64(len(held)+len(rest))
 		if len(over[k]) > 0 {
-			l = Limit{Rate: meanRate(over[k]), Share: 1, From: math.Inf(1), Upto: (pol.Gain + 1) * bdp}
+			l = Limit{Rate: meanRate(over[k]), Share: 1, From: math.Inf(1), Upto: (pol.Gain + 1) * m.bdp()}
 			for _, o := range over[k] {
 				l.From = min(l.From, m.allows(o.Point, o.Dir))
 			}
@@ -191,20 +190,20 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 	}
 }
 
-// sendersHeld reports whether the sender's side held o short of the path
-// (bdp: its BDP, bytes), not this host's buffers nor its queues' drops:
+// sendersHeld reports whether the sender's side held o short of the
+// path, not this host's buffers nor its queues' drops:
 // its control's window, with less than the BDP in flight where that was
 // read (see mode); or, where this host receives without the sender's
 // view, whatever the receiver's view cannot name once it rules this
 // host's window out (the peer's window or its send buffer).
-func (m Model) sendersHeld(o Obs, obs []Obs, pol Policy, bdp float64) bool {
+func (m Model) sendersHeld(o Obs, obs []Obs, pol Policy) bool {
 	switch {
 	case m.dropHeld(o, pol):
 		return false
 	case o.limit() == attrib.Unknown && !o.SenderView:
 		return acts(Rmem, o.Dir, m.BothEnds) && slices.Contains(o.RuledOut, attrib.ReceiverWindow)
 	}
-	return o.mode(bdp) == attrib.Network && !m.ambiguous(o, obs, pol)
+	return o.mode(m.bdp()) == attrib.Network && !m.ambiguous(o, obs, pol)
 }
 
 // dropHeld reports whether this host's queues' drops held o: it neither

@@ -194,7 +194,7 @@ func mean(xs []float64) float64 {
 // nor is a trial's that this host's queues dropped in (the drops' count
 // varies from trial to trial, not the path).
 func spreads(obs []Obs, pr Prior) map[Direction]float64 {
-	bdp := pr.Goodput / 8 * pr.IdleRTT.Seconds()
+	bdp := pr.bdp()
 	ss, df := map[Direction]float64{}, map[Direction]int{}
 	for _, set := range fullSets(obs, pr.BothEnds) {
 		byLimit := map[attrib.Limit][]float64{}

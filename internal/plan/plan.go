@@ -333,6 +333,9 @@ type Prior struct {
 	RecvShare, SendShare float64
 }
 
+// bdp is the path's bandwidth-delay product at the idle RTT, bytes.
+func (pr Prior) bdp() float64 { return pr.Goodput / 8 * pr.IdleRTT.Seconds() }
+
 // Needs is what the window model's prior needs of each buffer maximum
 // for one flow to carry goodput bit/s over rtt: the least rung of a grid
 // anchored at bdp (bdp × Rung^k) whose window, at the prior's share,

@@ -175,16 +175,21 @@ func (r *runner) candidate(p point, why map[string]string) *Candidate {
 // same link, so one direction screens for both (the baseline and the
 // verification run every direction).
 func (r *runner) screen(ctx context.Context, c *Candidate, extra TrialSpec) error {
-	dirs := append(slices.Clone(r.res.Controllable), r.uncontrolled()...)
-	if r.env.BothEnds() {
-		dirs = dirs[:1]
-	}
-	for _, d := range dirs {
+	for _, d := range r.screenDirs() {
 		if err := r.trials(ctx, c, 1, []Direction{d}, extra); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// screenDirs are the directions screen runs.
+func (r *runner) screenDirs() []Direction {
+	dirs := append(slices.Clone(r.res.Controllable), r.uncontrolled()...)
+	if r.env.BothEnds() {
+		dirs = dirs[:1]
+	}
+	return dirs
 }
 
 func (r *runner) uncontrolled() []Direction {
@@ -284,10 +289,7 @@ func (r *runner) reportLevers(ctx context.Context, choice, measured *Candidate) 
 		return nil
 	}
 	r.pr.Stage("%s: screening application settings (reported, not applied)", why)
-	pol, n, reserve := r.policy(), len(r.res.Controllable)+len(r.uncontrolled()), time.Duration(0)
-	if r.env.BothEnds() {
-		n = 1 // screen's one direction
-	}
+	pol, n, reserve := r.policy(), len(r.screenDirs()), time.Duration(0)
 	if !choice.Baseline && !hasFullSet(measured, r.res.Controllable) {
 		reserve = pol.SetsCost(len(r.o.Directions), res.RTT) // the fresh verification's
 	}
