@@ -7,6 +7,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/cores"
 	"github.com/tcptune/tcptune/internal/drops"
@@ -134,10 +135,7 @@ func withDrops(t *Trial, rose drops.Counters) {
 		return
 	}
 	t.Drops = &rose
-	if t.Verdict != "" {
-		t.Verdict += "; "
-	}
-	t.Verdict += rose.Verdict()
+	t.addVerdict(rose.Verdict())
 }
 
 // withCores adds the busiest core to a trial and its verdict when it ran
@@ -149,10 +147,49 @@ func withCores(t *Trial, loads []cores.Load) {
 		return
 	}
 	t.Core = &b
+	t.addVerdict(coreVerdict(b))
+}
+
+func coreVerdict(b cores.Load) string { return "a core ran flat out: " + b.String() }
+
+func (t *Trial) addVerdict(s string) {
 	if t.Verdict != "" {
 		t.Verdict += "; "
 	}
-	t.Verdict += "a core ran flat out: " + b.String()
+	t.Verdict += s
+}
+
+// attribute sets the trial's verdict from the attribution's result r,
+// with the host's queue drops and a saturated core it saw.
+func (t *Trial) attribute(r attrib.Result) {
+	t.Limit, t.Verdict, t.Advice, t.Capped, t.Recovering = string(r.Limit), r.Verdict, r.Advice, r.Capped, r.Recovering
+	t.RuledOut = nil
+	for _, l := range r.RuledOut {
+		t.RuledOut = append(t.RuledOut, string(l))
+	}
+	if t.Drops != nil {
+		t.addVerdict(t.Drops.Verdict())
+	}
+	if t.Core != nil {
+		t.addVerdict(coreVerdict(*t.Core))
+	}
+}
+
+// rejudge judges t again at the path's goodput g (bit/s), when it was
+// judged at another (a trial run before the path's rate was estimated
+// cannot tell a full path from the buffer that held it there). A trial
+// without the attribution's inputs (the tests' fakes) stays as it is.
+func (t *Trial) rejudge(g float64) {
+	if t.judged == nil || t.judged.Judged == nil || t.judged.Judged.Context.PathRate == g {
+		return
+	}
+	v := *t.judged
+	v.Verdict = v.Rejudge(g)
+	j := *v.Judged
+	j.Context.PathRate = g
+	v.Judged = &j
+	t.judged = &v
+	t.attribute(v.Verdict.Result)
 }
 
 // trialOf is the trial of direction d: the client's view of the
@@ -203,10 +240,7 @@ func trialOf(out *client.Outcome, d Direction, path float64, pathMSS int) (Trial
 	}
 	t.Window, t.SndBuf, t.Inflight, t.Retransmits, t.MSS = v.Window, v.SndBuf, v.Inflight, v.Retransmits, v.MSS
 	t.RTTus, t.MinRTTus = float64(v.RTT.Microseconds()), float64(v.MinRTT.Microseconds())
-	r := v.Verdict.Result
-	t.Limit, t.Verdict, t.Advice, t.Capped, t.Recovering = string(r.Limit), r.Verdict, r.Advice, r.Capped, r.Recovering
-	for _, l := range r.RuledOut {
-		t.RuledOut = append(t.RuledOut, string(l))
-	}
+	t.judged = v
+	t.attribute(v.Verdict.Result)
 	return t, nil
 }

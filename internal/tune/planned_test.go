@@ -8,8 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/limits"
 	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/stats"
+	"github.com/tcptune/tcptune/internal/view"
+	"github.com/tcptune/tcptune/internal/wire"
 )
 
 // The model's search on a lab path its send buffer holds: the choice
@@ -243,6 +247,52 @@ func TestBudgetHoldsEveryTrial(t *testing.T) {
 		}
 		if budget == 60*time.Second && (len(res.Levers) != 1 || !strings.Contains(strings.Join(res.Steps, "\n"), "4 parallel streams (-P 4) not screened: the budget")) {
 			t.Errorf("--budget %s: levers %+v, want -P 4 left out for lack of time; steps:\n%s", budget, res.Levers, strings.Join(res.Steps, "\n"))
+		}
+	}
+}
+
+// judgedAt is a peer whose trials are judged by the real attribution,
+// at the path rate tune passes with each, from the sender's view of one
+// stream that kept its send buffer full: what a trial looks like where
+// the default buffers fill the path.
+type judgedAt struct{ unknownRate }
+
+func (j judgedAt) Trial(ctx context.Context, s TrialSpec, pathRate float64, rtt time.Duration) (Trial, error) {
+	t, err := j.unknownRate.Trial(ctx, s, pathRate, rtt)
+	if err != nil {
+		return t, err
+	}
+	secs := s.Time.Seconds()
+	inflight := t.BitsPerSecond / 8 * rtt.Seconds()
+	e := wire.ExtStream{ID: 1, Seconds: secs, Bytes: int64(t.BitsPerSecond / 8 * secs), Delivered: int64(t.BitsPerSecond / 8 * secs),
+		BusyUS: uint64(secs * 1e6), SndbufUS: uint64(secs * 1e6), SndBuf: uint64(t.SndBuf), SndWnd: 4 * uint64(inflight), Cwnd: 2 * uint64(inflight),
+		RTT: uint32(rtt.Microseconds()), MinRTT: uint32(rtt.Microseconds()), MSS: 1448, PMTU: 1500, Inflight: uint64(inflight), Retransmits: 0}
+	ld := limits.Direction{Name: limits.ClientToServer, Streams: []wire.ExtStream{e},
+		Context: limits.Context{PathRate: pathRate, IdleRTTUS: uint64(rtt.Microseconds()), SenderIsLocal: s.Direction == Forward}}
+	v := view.Direction{Verdict: limits.Attribute(ld), Judged: &ld}
+	t.judged = &v
+	t.attribute(v.Verdict.Result)
+	return t, nil
+}
+
+// A baseline run before the path's rate is estimated (a peer, no
+// --rate) is judged again at the estimate: where the defaults fill the
+// path, its limit is the path, not the send buffer the flow filled on
+// the way (the report's "Limit before" read "limited by the send
+// buffer" at 965 of 965 Mbit/s).
+func TestBaselineJudgedAtTheEstimate(t *testing.T) {
+	m := newModel(1e9, 20*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	m.both, m.peerR, m.peerW = false, 33554432, 33554432
+	res, err := Run(context.Background(), judgedAt{unknownRate{m}}, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.AlreadyFull {
+		t.Fatalf("the defaults fill the path; steps:\n%s", strings.Join(res.Steps, "\n"))
+	}
+	for _, tr := range res.Candidates[0].Trials {
+		if tr.Limit != string(attrib.PathFull) {
+			t.Errorf("baseline %s at %.1f of %.1f Mbit/s: %s (%s)", tr.Direction, tr.BitsPerSecond/1e6, res.Goodput/1e6, tr.Limit, tr.Verdict)
 		}
 	}
 }

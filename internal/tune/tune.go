@@ -26,6 +26,7 @@ import (
 	"github.com/tcptune/tcptune/internal/cores"
 	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/plan"
+	"github.com/tcptune/tcptune/internal/view"
 	"github.com/tcptune/tcptune/internal/window"
 )
 
@@ -143,6 +144,9 @@ type Trial struct {
 	// planned is the length the trial was run for, which the budget
 	// counts (its measured Seconds run over by a few intervals' ends).
 	planned time.Duration
+	// judged is the direction the verdict was judged from, to judge it
+	// again at a path's rate known later (rejudge).
+	judged *view.Direction
 }
 
 // Env is where tune measures and what it changes.
@@ -460,6 +464,12 @@ func (r *runner) rate(ctx context.Context, base *Candidate) error {
 	}
 	if res.GoodputSource == "" && res.Goodput > 0 {
 		res.GoodputSource = "the link's rate × MSS/MTU"
+	}
+	// The baseline ran before the goodput was known (given or
+	// estimated): judged without it, a flow at the path's rate reads as
+	// held by whatever buffer it filled there.
+	for i := range base.Trials {
+		base.Trials[i].rejudge(res.Goodput)
 	}
 	return nil
 }

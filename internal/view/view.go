@@ -70,6 +70,23 @@ type Direction struct {
 	// Verdict is what limited it (unavailable, and why, without the
 	// sender's view; none for UDP).
 	Verdict limits.Verdict
+	// Judged is what the verdict was judged from (TCP), so that it can be
+	// judged again once the path's rate is known (Rejudge).
+	Judged *limits.Direction `json:"-"`
+}
+
+// Rejudge is the verdict again with the path's goodput at pathRate
+// (bit/s, counted at the MSS the first judgement had): a test run
+// before the path's rate was estimated could not tell a full path from
+// the buffer that held it at that rate. Without the inputs (UDP), the
+// verdict as it was.
+func (d Direction) Rejudge(pathRate float64) limits.Verdict {
+	if d.Judged == nil {
+		return d.Verdict
+	}
+	ld := *d.Judged
+	ld.Context.PathRate = pathRate
+	return limits.Attribute(ld)
 }
 
 // BitsPerSecond is the direction's rate, as CountedBy counted it.
@@ -169,7 +186,7 @@ func Build(in Input) []Direction {
 			if !localSends {
 				ld.Received = Received(local)
 			}
-			d.Verdict = limits.Attribute(ld)
+			d.Verdict, d.Judged = limits.Attribute(ld), &ld
 		}
 		out = append(out, d)
 	}

@@ -146,3 +146,30 @@ func TestBuildTakesTheSmallerCount(t *testing.T) {
 		t.Errorf("Received: %+v", got)
 	}
 }
+
+// A direction judged before the path's rate was known is judged again
+// at it: a flow at the path's goodput that filled its send buffer is
+// the path's, a flow short of it stays the buffer's; UDP keeps its
+// verdict (no inputs).
+func TestRejudgeAtThePathRate(t *testing.T) {
+	unknown := func(bool) limits.Context { return limits.Context{IdleRTTUS: 50000} }
+	f := Build(Input{Side: Client, Totals: []engine.StreamTotal{sending(1)}, Context: unknown})[0]
+	if f.Limit() != attrib.SendBuffer {
+		t.Fatalf("without the path's rate: %s", f.Verdict.Result)
+	}
+	for _, c := range []struct {
+		path float64
+		want attrib.Limit
+	}{{448e6, attrib.PathFull}, {965e6, attrib.SendBuffer}} {
+		if v := f.Rejudge(c.path); v.Result.Limit != c.want {
+			t.Errorf("at %.0f Mbit/s: %s, want %s", c.path/1e6, v.Result, c.want)
+		}
+	}
+	if f.Judged.Context.PathRate != 0 {
+		t.Errorf("rejudging changed the inputs: %+v", f.Judged.Context)
+	}
+	u := Direction{Verdict: limits.Verdict{Direction: "x", Result: attrib.Unavailable("udp")}}
+	if v := u.Rejudge(1e9); v.Result.Limit != u.Verdict.Result.Limit {
+		t.Errorf("without inputs: %s", v.Result)
+	}
+}
