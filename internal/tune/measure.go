@@ -175,12 +175,21 @@ func (t *Trial) attribute(r attrib.Result) {
 	}
 }
 
+// judgedAt is the path's goodput t's verdict was judged at (bit/s), or
+// -1 where its inputs are out of reach (it cannot be judged again).
+func (t *Trial) judgedAt() float64 {
+	if t.judged == nil || t.judged.Judged == nil {
+		return -1
+	}
+	return t.judged.Judged.Context.PathRate
+}
+
 // rejudge judges t again at the path's goodput g (bit/s), when it was
 // judged at another (a trial run before the path's rate was estimated
 // cannot tell a full path from the buffer that held it there). A trial
 // without the attribution's inputs (the tests' fakes) stays as it is.
 func (t *Trial) rejudge(g float64) {
-	if t.judged == nil || t.judged.Judged == nil || t.judged.Judged.Context.PathRate == g {
+	if t.judged == nil || t.judged.Judged == nil || t.judgedAt() == g {
 		return
 	}
 	v := *t.judged

@@ -50,13 +50,14 @@ func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (
 	sp := plan.Point{Rmem: base.RmemMax, Wmem: base.WmemMax, CC: grid.Default}
 	cands := map[plan.Point]*Candidate{sp: base}
 	all := append([]sampled{{sp, base, plan.Full}}, seed...)
-	var obs []plan.Obs
+	var ob observed
 	for _, a := range all {
-		obs = append(obs, observe(a.c, a.p, a.kind, 0)...)
+		ob.add(a.c, a.p, a.kind, 0)
 	}
 	var m plan.Model
 	var stop plan.Stop
 	for {
+		obs := ob.at(res.Goodput)
 		m = plan.Fit(r.prior(), obs, pol)
 		st := plan.State{Grid: grid, Model: m, Obs: obs, Spent: r.spent()}
 		act := plan.Next(st, pol)
@@ -90,9 +91,9 @@ func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (
 				return nil, nil, stop, err
 			}
 		}
-		obs = append(obs, observe(c, act.Point, act.Kind, from)...)
+		ob.add(c, act.Point, act.Kind, from)
 	}
-	st := plan.State{Grid: grid, Model: m, Obs: obs, Spent: r.spent()}
+	st := plan.State{Grid: grid, Model: m, Obs: ob.at(res.Goodput), Spent: r.spent()}
 	pick, ok := plan.Choose(st, pol)
 	if !ok {
 		pick = sp
@@ -207,20 +208,49 @@ func (r *runner) unjudged(k plan.Knob) Direction {
 	return ""
 }
 
-// observe is c's trials from index from on, as observations at p.
-func observe(c *Candidate, p plan.Point, k plan.Kind, from int) []plan.Obs {
-	var out []plan.Obs
-	for _, t := range c.Trials[from:] {
-		o := plan.Obs{Point: p, Dir: t.Direction, Kind: k, Rate: t.BitsPerSecond, Limit: attrib.Limit(t.Limit),
-			Capped: attrib.Limit(t.Capped), Recovering: t.Recovering, SenderView: view.Counter(t.CountedBy) == view.Sender,
-			Retransmits: t.Retransmits, RTT: time.Duration(t.RTTus) * time.Microsecond, MinRTT: time.Duration(t.MinRTTus) * time.Microsecond,
-			MSS: t.MSS, Seconds: t.Seconds, Core: t.Core != nil, Drops: t.Drops != nil, Inflight: t.Inflight, Window: t.Window}
-		for _, l := range t.RuledOut {
-			o.RuledOut = append(o.RuledOut, attrib.Limit(l))
-		}
-		out = append(out, o)
+// observed is the search's observations, each with the trial it is
+// of: an estimated goodput rises with the trials, and every trial is
+// judged at the goodput the model holds (a trial judged full at a lower
+// estimate may be short of the path).
+type observed struct {
+	obs []plan.Obs
+	of  []trialAt
+}
+
+type trialAt struct {
+	c *Candidate
+	i int
+}
+
+// add observes c's trials from index from on at point p, as kind k.
+func (o *observed) add(c *Candidate, p plan.Point, k plan.Kind, from int) {
+	for i := from; i < len(c.Trials); i++ {
+		o.obs, o.of = append(o.obs, observation(c.Trials[i], p, k)), append(o.of, trialAt{c, i})
 	}
-	return out
+}
+
+// at is the observations with every trial judged at goodput g.
+func (o *observed) at(g float64) []plan.Obs {
+	for i, w := range o.of {
+		t := &w.c.Trials[w.i]
+		if a := t.judgedAt(); a >= 0 && a != g {
+			t.rejudge(g)
+			o.obs[i] = observation(*t, o.obs[i].Point, o.obs[i].Kind)
+		}
+	}
+	return o.obs
+}
+
+// observation is trial t at point p, as kind k.
+func observation(t Trial, p plan.Point, k plan.Kind) plan.Obs {
+	o := plan.Obs{Point: p, Dir: t.Direction, Kind: k, Rate: t.BitsPerSecond, Limit: attrib.Limit(t.Limit),
+		Capped: attrib.Limit(t.Capped), Recovering: t.Recovering, SenderView: view.Counter(t.CountedBy) == view.Sender,
+		Retransmits: t.Retransmits, RTT: time.Duration(t.RTTus) * time.Microsecond, MinRTT: time.Duration(t.MinRTTus) * time.Microsecond,
+		MSS: t.MSS, Seconds: t.Seconds, Core: t.Core != nil, Drops: t.Drops != nil, Inflight: t.Inflight, Window: t.Window}
+	for _, l := range t.RuledOut {
+		o.RuledOut = append(o.RuledOut, attrib.Limit(l))
+	}
+	return o
 }
 
 // pointCandidate is the candidate at grid point p: its maxima (with the

@@ -296,3 +296,47 @@ func TestBaselineJudgedAtTheEstimate(t *testing.T) {
 		}
 	}
 }
+
+// overflowing is a peer whose rate probes' eight streams overflow a
+// queue together and read 80% of the path: the estimate starts short,
+// and the search's trials raise it.
+type overflowing struct{ judgedAt }
+
+func (o overflowing) Trial(ctx context.Context, s TrialSpec, pathRate float64, rtt time.Duration) (Trial, error) {
+	if s.Parallel >= 8 {
+		t, err := o.unknownRate.Trial(ctx, s, pathRate, rtt)
+		t.BitsPerSecond = 0.8 * o.goodputNow()
+		return t, err
+	}
+	return o.judgedAt.Trial(ctx, s, pathRate, rtt)
+}
+
+// Every trial the search observed is judged at the goodput the model
+// ends with: where the estimate rose past a trial judged full at it,
+// that trial reads as the buffer that held it.
+func TestTrialsJudgedAtTheRaisedEstimate(t *testing.T) {
+	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	m.both, m.peerR, m.peerW = false, 33554432, 33554432
+	res, err := Run(context.Background(), overflowing{judgedAt{unknownRate{m}}}, Options{Directions: []Direction{Forward}}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := 0
+	for _, c := range res.Candidates {
+		for _, tr := range c.Trials {
+			t.Logf("%s %s: %.1f Mbit/s judged at %.1f: %s", c.Name, tr.Direction, tr.BitsPerSecond/1e6, tr.judgedAt()/1e6, tr.Limit)
+			if tr.judgedAt() < 0 || attrib.Full(tr.BitsPerSecond, res.Goodput) {
+				continue
+			}
+			if attrib.Full(tr.BitsPerSecond, 0.8*m.goodputNow()) {
+				short++
+			}
+			if tr.Limit == string(attrib.PathFull) {
+				t.Errorf("%s: %.1f of %.1f Mbit/s judged full (at %.1f)", c.Name, tr.BitsPerSecond/1e6, res.Goodput/1e6, tr.judgedAt()/1e6)
+			}
+		}
+	}
+	if short == 0 {
+		t.Errorf("no trial fell between the first estimate and the path (%s)", res.RateSource)
+	}
+}
