@@ -777,7 +777,7 @@ func WriteUp(w io.Writer, st *State) {
 		extra += fmt.Sprintf(", Gilbert-Elliott loss p %g r %g (%.3g%% in runs of %.3g)", g.P, g.R, 100*g.P/(g.P+g.R)*g.LossBad+100*g.R/(g.P+g.R)*g.LossGood, 1/g.R)
 	}
 	if p := m.Police; p.Rate > 0 {
-		extra += fmt.Sprintf(", extrad at %s (burst %s)", units.FormatRateShort(p.Rate), units.FormatSize(float64(p.Burst)))
+		extra += fmt.Sprintf(", policed at %s (burst %s)", units.FormatRateShort(p.Rate), units.FormatSize(float64(p.Burst)))
 	}
 	fmt.Fprintf(w, "lab %s up: %s (%s) ⇄ %s (%s), %s%s, RTT %s, loss %g%%, queue %s (BDP %s), MTU %d, txqueuelen %d, seed %d\n",
 		st.Name, st.NSA, st.AddrA, st.NSB, st.AddrB, units.FormatRateShort(st.Rate), extra, st.RTT, st.Loss*100,

@@ -61,10 +61,13 @@ func TestParseConfig(t *testing.T) {
 }
 
 func TestWriteUp(t *testing.T) {
-	c, _ := ParseConfig("wan", Spec{Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500, PathMTU: 1400, TxQLen: 8})
+	c, err := ParseConfig("wan", Spec{Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500, PathMTU: 1400, TxQLen: 8, Police: "200mbit", PoliceBurst: "1M"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	WriteUp(&b, &State{Config: c, NSA: "tcptune-wan-a", NSB: "tcptune-wan-b", AddrA: "10.201.3.1", AddrB: "10.201.3.2"})
-	for _, want := range []string{"lab wan up: tcptune-wan-a (10.201.3.1) ⇄ tcptune-wan-b (10.201.3.2), 1 Gbit/s, RTT 50ms", "MTU 1500, txqueuelen 8",
+	for _, want := range []string{"lab wan up: tcptune-wan-a (10.201.3.1) ⇄ tcptune-wan-b (10.201.3.2), 1 Gbit/s, policed at 200 Mbit/s (burst 1.0 MB), RTT 50ms", "MTU 1500, txqueuelen 8",
 		"path MTU 1400: larger packets with DF are dropped with an ICMP \"fragmentation needed\" from 10.201.3.254", "tcptune bench -c 10.201.3.2"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("lacks %q:\n%s", want, b.String())
