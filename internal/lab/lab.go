@@ -631,6 +631,41 @@ type Stats struct {
 	Updated time.Time      `json:"updated"`
 }
 
+// Behind is what the relay added to the link's RTT: its mean lateness
+// each way.
+func (s Stats) Behind() time.Duration { return s.AB.Behind() + s.BA.Behind() }
+
+// Since is the growth of the counters from an earlier snapshot p.
+func (s Stats) Since(p Stats) Stats {
+	return Stats{AB: s.AB.Since(p.AB), BA: s.BA.Since(p.BA), Updated: s.Updated}
+}
+
+// Faithful reports whether a relay that added behind to the RTT still
+// emulated a link of idle RTT rtt within the lab's accuracy target
+// (0.3 ms + 1% of the RTT, docs/lab.md); beyond it the path was longer
+// than asked, and what depends on its RTT is the machine's.
+func Faithful(behind, rtt time.Duration) bool {
+	return behind <= 300*time.Microsecond+rtt/100
+}
+
+// WriteBehind says what a relay that added behind to the RTT rtt (on
+// average, beyond the accuracy target: see Faithful) means for a test
+// across it; who names the link.
+func WriteBehind(w io.Writer, who string, behind, rtt time.Duration) {
+	fmt.Fprintf(w, "%s: the relay fell behind: it added %s to the %s RTT on average, beyond the lab's 0.3 ms + 1%%: the path was longer than asked, so what depends on its RTT is this machine's, not the link's; emulate a lower rate on it\n",
+		who, ms(behind), units.FormatDuration(rtt))
+}
+
+// ms is a relay's lateness in milliseconds: it matters from a tenth.
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", d.Seconds()*1e3) }
+
+// ReadStats is link name's latest published counters.
+func ReadStats(name string) (Stats, error) {
+	var s Stats
+	err := readJSON(filepath.Join(stateDir(name), "stats.json"), &s)
+	return s, err
+}
+
 // Link is a listed link.
 type Link struct {
 	State
@@ -795,23 +830,27 @@ func WriteUp(w io.Writer, st *State) {
 // WriteList writes links as lab ls's table.
 func WriteList(w io.Writer, links []Link) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tRATE\tRTT\tLOSS\tQUEUE\tNS_A\tNS_B\tADDR_A\tADDR_B\tRELAY\tOWNER\tA→B PKTS/BYTES/DROPS\tB→A PKTS/BYTES/DROPS")
+	fmt.Fprintln(tw, "NAME\tRATE\tRTT\tLOSS\tQUEUE\tNS_A\tNS_B\tADDR_A\tADDR_B\tRELAY\tOWNER\tA→B PKTS/BYTES/DROPS\tB→A PKTS/BYTES/DROPS\tRELAY BEHIND")
 	for _, l := range links {
 		state := "dead"
 		if l.Alive {
 			state = "alive"
 		}
-		ab, ba := "-", "-"
+		ab, ba, behind := "-", "-", "-"
 		if l.Stats != nil {
 			ab = fmt.Sprintf("%d/%d/%d", l.Stats.AB.Packets, l.Stats.AB.Bytes, l.Stats.AB.Drops())
 			ba = fmt.Sprintf("%d/%d/%d", l.Stats.BA.Packets, l.Stats.BA.Bytes, l.Stats.BA.Drops())
+			behind = ms(l.Stats.Behind())
+			if !Faithful(l.Stats.Behind(), l.RTT) {
+				behind += " (beyond 0.3 ms + 1%)"
+			}
 		}
 		rate := units.FormatRateShort(l.Rate)
 		if r := l.Reverse; r != nil {
 			rate += " / " + units.FormatRateShort(r.Rate)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%g%%\t%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\t%s\n", l.Name, rate, l.RTT,
-			l.Loss*100, units.FormatSize(float64(l.Model().Queue)), l.NSA, l.NSB, l.AddrA, l.AddrB, l.PID, state, owner(l), ab, ba)
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%g%%\t%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\t%s\t%s\n", l.Name, rate, l.RTT,
+			l.Loss*100, units.FormatSize(float64(l.Model().Queue)), l.NSA, l.NSB, l.AddrA, l.AddrB, l.PID, state, owner(l), ab, ba, behind)
 	}
 	return tw.Flush()
 }

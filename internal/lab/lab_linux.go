@@ -453,6 +453,9 @@ func Run(ctx context.Context, c Config, argv []string, o RunOptions) (int, error
 			cmd.Process.Signal(causeSignal(ctx))
 			done = nil // once: a closed channel would spin the loop until CMD exits
 		case err := <-waited:
+			if s, serr := ReadStats(c.Name); serr == nil && !Faithful(s.Behind(), c.RTT) {
+				WriteBehind(log, "lab "+c.Name, s.Behind(), c.RTT)
+			}
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
 				return ee.ExitCode(), nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/linkem"
+	"github.com/tcptune/tcptune/internal/relay"
 )
 
 func TestParseLoss(t *testing.T) {
@@ -85,6 +86,41 @@ func TestWriteList(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "NAME") || !strings.Contains(lines[1], "wan") || !strings.Contains(lines[1], "42 alive") || !strings.Contains(lines[1], "50ms") {
 		t.Fatalf("%q", lines)
+	}
+}
+
+// A relay is faithful while what it adds to the RTT stays within the
+// lab's accuracy target, 0.3 ms + 1% of the RTT; lab ls says when it
+// did not.
+func TestFaithful(t *testing.T) {
+	for _, c := range []struct {
+		behind, rtt time.Duration
+		want        bool
+	}{
+		{0, 10 * time.Millisecond, true},
+		{400 * time.Microsecond, 10 * time.Millisecond, true},
+		{401 * time.Microsecond, 10 * time.Millisecond, false},
+		{time.Millisecond, 10 * time.Millisecond, false},
+		{time.Millisecond, 100 * time.Millisecond, true},
+		{350 * time.Microsecond, 0, false},
+	} {
+		if got := Faithful(c.behind, c.rtt); got != c.want {
+			t.Errorf("%v behind at %v: %v", c.behind, c.rtt, got)
+		}
+	}
+	c, _ := ParseConfig("wan", Spec{Rate: "4gbit", RTT: "10ms", Loss: "0", Queue: "1bdp", MTU: 1500})
+	late := &Stats{AB: relay.DirStats{Writes: 100, LateSum: 3000}, BA: relay.DirStats{Writes: 100, LateSum: 100000}}
+	var b strings.Builder
+	if err := WriteList(&b, []Link{{State: State{Config: c}, Alive: true, Stats: late}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "RELAY BEHIND") || !strings.Contains(b.String(), "1.03 ms (beyond 0.3 ms + 1%)") {
+		t.Errorf("lab ls:\n%s", b.String())
+	}
+	b.Reset()
+	WriteBehind(&b, "lab wan", late.Behind(), c.RTT)
+	if want := "lab wan: the relay fell behind: it added 1.03 ms to the 10 ms RTT"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("%q, want %q…", b.String(), want)
 	}
 }
 

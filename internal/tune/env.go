@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/lab"
@@ -33,6 +34,12 @@ type Setup struct {
 	// moment (a policer's bucket), in wire bytes.
 	BurstBytes int64
 	Both       bool // settings apply at both ends (the lab)
+	// Lab is the lab link the trials cross ("" = none), and labStart its
+	// relay's counters when the run began: the relay may fall behind on
+	// a busy machine, and the report says so.
+	Lab      string
+	LabRTT   time.Duration
+	labStart lab.Stats
 	// Devices are the interfaces toward the other end, one per
 	// namespace (nil: tune changes no interface). A link key names the
 	// first; in each namespace it is set on that namespace's own.
@@ -109,6 +116,21 @@ func renameDevice(kvs []apply.KV, from, to string) []apply.KV {
 		}
 	}
 	return out
+}
+
+// Relay is what the lab's relay added to the RTT since the run began,
+// and whether that is within the lab's accuracy target (lab.Faithful);
+// ok is false off a lab.
+func (e *Setup) Relay() (behind time.Duration, faithful, ok bool) {
+	if e.Lab == "" {
+		return 0, true, false
+	}
+	s, err := lab.ReadStats(e.Lab)
+	if err != nil {
+		return 0, true, false
+	}
+	b := s.Since(e.labStart).Behind()
+	return b, lab.Faithful(b, e.LabRTT), true
 }
 
 func (e *Setup) Describe() string  { return e.Name }

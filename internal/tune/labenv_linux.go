@@ -50,6 +50,8 @@ func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *Setup, clos
 		Payload:    linkem.Goodput(c.PathRate(), c.CarriedMTU()),
 		BurstBytes: c.PathBurst(),
 		Both:       true,
+		Lab:        c.Name,
+		LabRTT:     c.RTT,
 		Devices:    []string{st.TunA, st.TunB},
 		Probe: func(ctx context.Context, max int) (pmtu.Result, error) {
 			var r pmtu.Result
@@ -69,6 +71,7 @@ func NewLabEnv(ctx context.Context, c lab.Config, self string) (env *Setup, clos
 			return r, err
 		},
 	}
+	env.labStart, _ = lab.ReadStats(c.Name)
 	return env, close, nil
 }
 

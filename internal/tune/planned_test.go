@@ -340,3 +340,36 @@ func TestTrialsJudgedAtTheRaisedEstimate(t *testing.T) {
 		t.Errorf("no trial fell between the first estimate and the path (%s)", res.RateSource)
 	}
 }
+
+// lagging is a lab whose relay fell behind by behind over the run.
+type lagging struct {
+	*modelEnv
+	behind   time.Duration
+	faithful bool
+}
+
+func (l lagging) Relay() (time.Duration, bool, bool) { return l.behind, l.faithful, true }
+
+// In the lab, the result records what the relay added to the RTT, and
+// the report says when it was beyond the lab's accuracy: the figures
+// are then the machine's, not the link's.
+func TestResultSaysTheRelayFellBehind(t *testing.T) {
+	for _, c := range []struct {
+		behind   time.Duration
+		faithful bool
+	}{{1050 * time.Microsecond, false}, {80 * time.Microsecond, true}} {
+		m := newModel(100e6, 10*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+		res, err := Run(context.Background(), lagging{m, c.behind, c.faithful}, Options{}, quiet{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Relay == nil || res.Relay.BehindUS != float64(c.behind.Microseconds()) || res.Relay.Faithful != c.faithful {
+			t.Fatalf("relay %+v, want %v behind (faithful %v)", res.Relay, c.behind, c.faithful)
+		}
+		var text strings.Builder
+		WriteText(&text, res)
+		if said := strings.Contains(text.String(), "Lab: the relay fell behind: it added 1.05 ms"); said == c.faithful {
+			t.Errorf("faithful %v, report:\n%s", c.faithful, text.String())
+		}
+	}
+}

@@ -71,6 +71,16 @@ type Result struct {
 	BackupID string    `json:"backup_id,omitempty"`
 	Started  time.Time `json:"started"`
 	Elapsed  float64   `json:"elapsed_s"`
+	// Relay is, in the lab, what its relay added to the RTT over the
+	// run: beyond the lab's accuracy target the figures are the
+	// machine's, not the link's.
+	Relay *Relay `json:"lab_relay,omitempty"`
+}
+
+// Relay is what a lab's relay added to the link's RTT, on average.
+type Relay struct {
+	BehindUS float64 `json:"behind_us"`
+	Faithful bool    `json:"faithful"`
 }
 
 // Lever is one thing tried beyond buffers.

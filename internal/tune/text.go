@@ -5,7 +5,9 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	"github.com/tcptune/tcptune/internal/lab"
 	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/units"
 )
@@ -165,6 +167,10 @@ func WriteText(w io.Writer, r *Result) {
 		for _, x := range c.Cautions {
 			fmt.Fprintf(w, "Caution (%s): %s\n", c.Name, x)
 		}
+	}
+	if l := r.Relay; l != nil && !l.Faithful {
+		fmt.Fprintln(w)
+		lab.WriteBehind(w, "Lab", time.Duration(l.BehindUS)*time.Microsecond, r.RTT)
 	}
 	fmt.Fprintf(w, "\ntook %.0f s\n", r.Elapsed)
 }

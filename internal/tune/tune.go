@@ -235,7 +235,16 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	o.defaults()
 	r := &runner{env: env, o: o, pr: pr, model: window.Host(), res: &Result{Env: env.Describe(), Peer: env.Peer(), BothEnds: env.BothEnds(), Started: time.Now()}}
 	res := r.res
-	defer func() { res.Elapsed = time.Since(res.Started).Seconds() }()
+	defer func() {
+		res.Elapsed = time.Since(res.Started).Seconds()
+		if l, ok := env.(interface {
+			Relay() (time.Duration, bool, bool)
+		}); ok {
+			if b, faithful, ok := l.Relay(); ok {
+				res.Relay = &Relay{BehindUS: float64(b.Microseconds()), Faithful: faithful}
+			}
+		}
+	}()
 
 	// Before any test: on a black hole even the RTT's short test stalls.
 	if err := r.blackHole(ctx); err != nil {
