@@ -72,6 +72,10 @@ type summary struct {
 	Choice       string   `json:"choice"`
 	Verify       *cand    `json:"verify"`
 	Cands        []cand   `json:"candidates"`
+	Relay        *struct {
+		BehindUS float64 `json:"behind_us"`
+		Faithful bool    `json:"faithful"`
+	} `json:"lab_relay"`
 }
 
 type cand struct {
@@ -156,6 +160,13 @@ func TestTuneLab(t *testing.T) {
 		t.Fatalf("baseline %v choice %q verify %v: %s", base, s.Choice, s.Verify, s.Why)
 	}
 	t.Logf("choice %s (rmem %d, wmem %d, BDP %d): %s", s.Choice, ch.RmemMax, ch.WmemMax, s.BDP, s.Why)
+	// The relay's lateness over the run, from its published counters: a
+	// run of a minute's traffic wrote packets, each on time or late.
+	if s.Relay == nil {
+		t.Errorf("no lab_relay in the result")
+	} else {
+		t.Logf("the relay added %.0f µs to the RTT (faithful %v)", s.Relay.BehindUS, s.Relay.Faithful)
+	}
 	for _, d := range []string{"forward", "reverse"} {
 		b, a := base.Summary[d], s.Verify.Summary[d]
 		t.Logf("%s: before %.0f → after %.0f (goodput %.0f)", d, b.Median, a.Median, s.Goodput)
