@@ -189,7 +189,7 @@ func (t *Trial) judgedAt() float64 {
 // cannot tell a full path from the buffer that held it there). A trial
 // without the attribution's inputs (the tests' fakes) stays as it is.
 func (t *Trial) rejudge(g float64) {
-	if t.judged == nil || t.judged.Judged == nil || t.judgedAt() == g {
+	if a := t.judgedAt(); a < 0 || a == g {
 		return
 	}
 	v := *t.judged
