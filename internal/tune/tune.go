@@ -348,9 +348,15 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	if v != nil && hasFullSet(v, res.Controllable) {
 		// Only full sets accept: the choice's is its verification.
 		step := "the choice's full set is its verification"
+		changed := acts(base, choice, env.BothEnds())
 		for _, d := range o.Directions {
-			if own := len(slices.DeleteFunc(slices.Clone(choice.Trials), func(t Trial) bool { return t.Direction != d || t.Screening })); own < v.Runs(d) {
-				step += fmt.Sprintf("; in %s, the full set of the points with its knobs acting there (%d of %d trials its own)", d, own, v.Runs(d))
+			own := len(slices.DeleteFunc(slices.Clone(choice.Trials), func(t Trial) bool { return t.Direction != d || t.Screening }))
+			switch {
+			case own >= v.Runs(d):
+			case !changed[d]:
+				step += fmt.Sprintf("; in %s, on which no setting the choice changes acts, the full sets with the current settings there (%d of %d trials its own)", d, own, v.Runs(d))
+			default:
+				step += fmt.Sprintf("; in %s, the full sets of the points whose settings acting there are the choice's (%d of %d trials its own)", d, own, v.Runs(d))
 			}
 		}
 		res.Steps, res.FullSet = append(res.Steps, step), true

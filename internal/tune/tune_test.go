@@ -571,6 +571,11 @@ func TestSearchPeerLimitsReverse(t *testing.T) {
 	if after := res.After().Summary[Forward].Median; after < 0.93*m.Goodput() {
 		t.Errorf("forward after %.0f", after)
 	}
+	// The verification is the full sets: forward's own, and in reverse,
+	// on which the choice's tcp_wmem does not act, the current settings'.
+	if steps := strings.Join(res.Steps, "\n"); !res.FullSet || !strings.Contains(steps, "in reverse, on which no setting the choice changes acts, the full sets with the current settings there (0 of 3 trials its own)") {
+		t.Errorf("full set %v; steps:\n%s", res.FullSet, steps)
+	}
 	// rmem serves only reverse here, which nothing judged: untouched,
 	// also where --allow-lower lets the search lower a maximum (it was
 	// lowered to half a BDP, which then held reverse to a third).
