@@ -176,6 +176,7 @@ table{border-collapse:collapse;margin:1em 0}td,th{border-bottom:1px solid #ddd;p
 full sets of {{.R.Options.Trials}} trials of {{.R.Options.TimeS}} s per direction (the baseline's, and the choice's: its verification), one trial to screen a point; throughput is {{.R.CountedBy}}.</p>
 {{range .Headlines}}<p class="headline">{{.}}</p>{{end}}
 <p>{{.R.Why}}</p>
+{{with .Relay}}<p><strong>{{.}}</strong></p>{{end}}
 {{if .R.Steps}}<h2>Search</h2><ul>{{range .R.Steps}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .R.PeerAdvice}}<h2>On the peer (not changed by tune)</h2><ul>{{range .R.PeerAdvice}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
 {{with .Choice}}{{if not .Baseline}}<h2>{{if $.R.Kept}}Chosen{{else}}Tried and rolled back{{end}}: {{.Name}}</h2><p>{{.Source}}</p>
@@ -215,7 +216,7 @@ func WriteHTML(w io.Writer, r *Result) error {
 		limits = append(limits, fmt.Sprintf("%s (%s): %s", l.When, l.Direction, l.Verdict))
 	}
 	return reportTmpl.Execute(w, map[string]any{
-		"R": r, "Rate": rate(r.Rate), "BDP": size(r.BDP), "Headlines": heads, "Limits": limits, "Choice": r.Choice(), "Rows": r.rows(),
+		"R": r, "Rate": rate(r.Rate), "BDP": size(r.BDP), "Headlines": heads, "Limits": limits, "Choice": r.Choice(), "Rows": r.rows(), "Relay": r.relayNote(),
 		"Throughput": template.HTML(throughputChart(r)), "Time": template.HTML(timeChart(r)), "Window": template.HTML(windowChart(r)),
 	})
 }

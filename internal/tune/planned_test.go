@@ -371,5 +371,12 @@ func TestResultSaysTheRelayFellBehind(t *testing.T) {
 		if said := strings.Contains(text.String(), "Lab: the relay fell behind: it added 1.05 ms"); said == c.faithful {
 			t.Errorf("faithful %v, report:\n%s", c.faithful, text.String())
 		}
+		var html strings.Builder
+		if err := WriteHTML(&html, res); err != nil {
+			t.Fatal(err)
+		}
+		if said := strings.Contains(html.String(), "Lab: the relay fell behind: it added 1.05 ms"); said == c.faithful {
+			t.Errorf("faithful %v, the HTML report says so: %v", c.faithful, said)
+		}
 	}
 }

@@ -168,9 +168,20 @@ func WriteText(w io.Writer, r *Result) {
 			fmt.Fprintf(w, "Caution (%s): %s\n", c.Name, x)
 		}
 	}
-	if l := r.Relay; l != nil && !l.Faithful {
-		fmt.Fprintln(w)
-		lab.WriteBehind(w, "Lab", time.Duration(l.BehindUS)*time.Microsecond, r.RTT)
+	if n := r.relayNote(); n != "" {
+		fmt.Fprint(w, "\n"+n)
 	}
 	fmt.Fprintf(w, "\ntook %.0f s\n", r.Elapsed)
+}
+
+// relayNote is what the report says of a lab's relay that fell behind
+// beyond the lab's accuracy ("" otherwise).
+func (r *Result) relayNote() string {
+	l := r.Relay
+	if l == nil || l.Faithful {
+		return ""
+	}
+	var b strings.Builder
+	lab.WriteBehind(&b, "Lab", time.Duration(l.BehindUS)*time.Microsecond, r.RTT)
+	return b.String()
 }
