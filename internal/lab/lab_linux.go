@@ -336,8 +336,7 @@ func List() ([]Link, error) {
 			_, err := os.Stat(fmt.Sprintf("/proc/%d", st.Owner))
 			l.Orphaned = os.IsNotExist(err)
 		}
-		var s Stats
-		if readJSON(filepath.Join(stateDir(st.Name), "stats.json"), &s) == nil {
+		if s, err := ReadStats(st.Name); err == nil {
 			l.Stats = &s
 		}
 		out = append(out, l)

@@ -192,11 +192,7 @@ func (t *Trial) rejudge(g float64) {
 	if a := t.judgedAt(); a < 0 || a == g {
 		return
 	}
-	v := *t.judged
-	v.Verdict = v.Rejudge(g)
-	j := *v.Judged
-	j.Context.PathRate = g
-	v.Judged = &j
+	v := t.judged.Rejudge(g)
 	t.judged = &v
 	t.attribute(v.Verdict.Result)
 }

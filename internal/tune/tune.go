@@ -345,10 +345,10 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		return res, nil
 	}
 	res.AlreadyFull = false
+	changed := acts(base, choice, env.BothEnds())
 	if v != nil && hasFullSet(v, res.Controllable) {
 		// Only full sets accept: the choice's is its verification.
 		step := "the choice's full set is its verification"
-		changed := acts(base, choice, env.BothEnds())
 		for _, d := range o.Directions {
 			own := len(slices.DeleteFunc(slices.Clone(choice.Trials), func(t Trial) bool { return t.Direction != d || t.Screening }))
 			switch {
@@ -372,7 +372,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 			pm.MSSAfter = t.MSS
 		}
 	}
-	res.Kept, res.Why = judge(base, v, o.Directions, res.Controllable, acts(base, choice, env.BothEnds()), r.policy())
+	res.Kept, res.Why = judge(base, v, o.Directions, res.Controllable, changed, r.policy())
 	if !res.Kept {
 		choice.Status = "rolled back after verification"
 	}

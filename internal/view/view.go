@@ -75,18 +75,19 @@ type Direction struct {
 	Judged *limits.Direction `json:"-"`
 }
 
-// Rejudge is the verdict again with the path's goodput at pathRate
-// (bit/s, counted at the MSS the first judgement had): a test run
-// before the path's rate was estimated could not tell a full path from
-// the buffer that held it at that rate. Without the inputs (UDP), the
-// verdict as it was.
-func (d Direction) Rejudge(pathRate float64) limits.Verdict {
+// Rejudge is the direction judged again with the path's goodput at
+// pathRate (bit/s, counted at the MSS the first judgement had): a test
+// run before the path's rate was estimated could not tell a full path
+// from the buffer that held it at that rate. Without the inputs (UDP),
+// the direction as it was.
+func (d Direction) Rejudge(pathRate float64) Direction {
 	if d.Judged == nil {
-		return d.Verdict
+		return d
 	}
 	ld := *d.Judged
 	ld.Context.PathRate = pathRate
-	return limits.Attribute(ld)
+	d.Verdict, d.Judged = limits.Attribute(ld), &ld
+	return d
 }
 
 // BitsPerSecond is the direction's rate, as CountedBy counted it.

@@ -161,15 +161,15 @@ func TestRejudgeAtThePathRate(t *testing.T) {
 		path float64
 		want attrib.Limit
 	}{{448e6, attrib.PathFull}, {965e6, attrib.SendBuffer}} {
-		if v := f.Rejudge(c.path); v.Result.Limit != c.want {
-			t.Errorf("at %.0f Mbit/s: %s, want %s", c.path/1e6, v.Result, c.want)
+		if v := f.Rejudge(c.path); v.Limit() != c.want || v.Judged.Context.PathRate != c.path {
+			t.Errorf("at %.0f Mbit/s: %s (judged at %g), want %s", c.path/1e6, v.Verdict.Result, v.Judged.Context.PathRate, c.want)
 		}
 	}
 	if f.Judged.Context.PathRate != 0 {
 		t.Errorf("rejudging changed the inputs: %+v", f.Judged.Context)
 	}
 	u := Direction{Verdict: limits.Verdict{Direction: "x", Result: attrib.Unavailable("udp")}}
-	if v := u.Rejudge(1e9); v.Result.Limit != u.Verdict.Result.Limit {
-		t.Errorf("without inputs: %s", v.Result)
+	if v := u.Rejudge(1e9); v.Limit() != u.Limit() {
+		t.Errorf("without inputs: %s", v.Verdict.Result)
 	}
 }
