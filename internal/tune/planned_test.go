@@ -84,7 +84,11 @@ func TestPlannedLossLimited(t *testing.T) {
 
 // Against a peer, this host's congestion control sends only forward:
 // reverse's trials run the peer's own, never a per-socket -C, and a
-// choice that changes the control is judged forward.
+// choice that changes the control is judged forward. Reverse, short of
+// the path with no buffer holding it, gets one trial with a pacing
+// control on the peer's sending sockets, reported: here it lifts
+// reverse, so the peer's control holds it, and the peer's command says
+// so.
 func TestPlannedPeerControlActsForward(t *testing.T) {
 	m := newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
 	m.both, m.peerR, m.peerW = false, 33554432, 33554432
@@ -93,18 +97,44 @@ func TestPlannedPeerControlActsForward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tried := false
+	tried, peer := false, 0
 	for _, s := range m.specs {
 		if s.Direction == Reverse && s.Congestion != "" {
-			t.Fatalf("a reverse trial ran -C %s", s.Congestion)
+			if peer++; s.Congestion != "bbr" || peer > 1 {
+				t.Fatalf("reverse trial %d ran -C %s", peer, s.Congestion)
+			}
 		}
 		tried = tried || s.Congestion == "bbr"
+	}
+	lever := Lever{}
+	if len(res.Levers) > 0 {
+		lever = res.Levers[len(res.Levers)-1]
+	}
+	advice := strings.Join(res.PeerAdvice, "\n")
+	if peer != 1 || lever.Direction != Reverse || !lever.Helped || !strings.Contains(advice, "the peer's congestion control holds reverse: on 10.0.0.2: sysctl -w net.ipv4.tcp_congestion_control=bbr") {
+		t.Errorf("%d reverse trials with -C; lever %+v; peer advice:\n%s", peer, lever, advice)
 	}
 	if !tried {
 		t.Fatalf("bbr never tried: %s", res.Why)
 	}
 	if ch := res.Choice(); ch.Congestion != "bbr" || !res.Kept {
 		t.Errorf("choice %s with %q, kept %v: %s", ch.ID, ch.Congestion, res.Kept, res.Why)
+	}
+}
+
+// A peer without the control refuses it: the run goes on, and says
+// its control was not tested.
+func TestPeerLeverRefused(t *testing.T) {
+	m := newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
+	m.both, m.peerR, m.peerW, m.refuses = false, 33554432, 33554432, "bbr"
+	m.lossCap = map[string]float64{"cubic": 0.30, "reno": 0.2, "bbr": 0.95}
+	res, err := Run(context.Background(), m, Options{Rate: 300e6}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := strings.Join(res.Steps, "\n")
+	if !res.Kept || !strings.Contains(steps, "-C bbr on the peer's sending sockets: the peer refused it") || strings.Contains(strings.Join(res.PeerAdvice, "\n"), "tcp_congestion_control") {
+		t.Errorf("kept %v: %s\nsteps:\n%s\npeer advice %q", res.Kept, res.Why, steps, res.PeerAdvice)
 	}
 }
 

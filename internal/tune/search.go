@@ -314,6 +314,64 @@ func (r *runner) reportLevers(ctx context.Context, choice, measured *Candidate) 
 	return nil
 }
 
+// peerLever screens, in each direction the peer sends short of the path
+// that no buffer is known to hold (a stock peer's, whose sender's view
+// is out of reach, or one its congestion window held), the other class of congestion
+// control on the peer's sending sockets: iperf3's -C on a reverse test
+// sets it there, per socket. A pacing control lifting the direction says
+// the peer's loss-based one held it, cutting its window at each loss; a
+// loss-based one lifting it, that the peer's pacing one overfilled a
+// queue; no lift, that its send buffer or the path holds it. Reported,
+// never applied: tune changes no other host. A peer that refuses the
+// control (it has no such module) leaves it untested.
+func (r *runner) peerLever(ctx context.Context, ref *Candidate) error {
+	res, pol := r.res, r.policy()
+	alt := "bbr"
+	if plan.Paces(r.o.Congestion) { // what the peer's sockets ran: -C, else its own default
+		alt = "cubic"
+	}
+	for _, d := range r.o.Directions {
+		t, ok := medianTrial(ref, d)
+		if !ok || r.good(ref, d) || slices.Contains(plan.Acts(plan.CC, r.env.BothEnds()), d) { // this host's control sends d
+			continue
+		}
+		if _, ok := r.leverOf(d, t); ok && attrib.Limit(t.Limit) != attrib.Unknown { // a buffer holds d, this host's or the peer's by its view
+			continue
+		}
+		what := fmt.Sprintf("-C %s on the peer's sending sockets", alt)
+		if cost := pol.CostOf(pol.Time, res.RTT); r.spent()+cost > pol.Budget {
+			res.Steps = append(res.Steps, fmt.Sprintf("%s short of the path: %s not screened: the budget (--budget %s) has %s left, its trial costs %s", d, what, secs(pol.Budget), secs(max(0, pol.Budget-r.spent())), secs(cost)))
+			continue
+		}
+		res.Steps = append(res.Steps, fmt.Sprintf("%s short of the path, held on the peer's side: screening %s (reported, not applied)", d, what))
+		c := &Candidate{ID: "peer-" + alt, Origin: OriginLever, Name: "the peer sending with -C " + alt, Source: "a setting of the peer", Settings: ref.Settings, Congestion: ref.Congestion, App: true}
+		c.resolve(r.current)
+		if err := r.trials(ctx, c, 1, []Direction{d}, TrialSpec{PeerCongestion: alt}); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			res.Steps = append(res.Steps, fmt.Sprintf("%s: the peer refused it (%v): its congestion control untested", what, err))
+			continue
+		}
+		res.Candidates = append(res.Candidates, c)
+		x := c.Summary[d].Median
+		g := x / ref.Summary[d].Median
+		helped := g >= 1+pol.LeverGain
+		res.Levers = append(res.Levers, Lever{Name: what, Direction: d, Median: x, Gain: g, Helped: helped})
+		c.Status = fmt.Sprintf("%.2f× in %s (a setting of the peer: not applied)", g, d)
+		line := fmt.Sprintf("%s with %s: %s, %.2f× what its trials read (%s): not its congestion control; its send buffer, or the path, holds it", d, what, rate(x), g, rate(ref.Summary[d].Median))
+		if helped {
+			line = fmt.Sprintf("%s with %s: %s, %.2f× what its trials read (%s): the peer's congestion control holds %s: on %s: sysctl -w net.ipv4.tcp_congestion_control=%s, or -C %s in the application that sends",
+				d, what, rate(x), g, rate(ref.Summary[d].Median), d, r.env.Peer(), alt, alt)
+			if !attrib.Full(x, res.Goodput) {
+				line += fmt.Sprintf("; with it %s is still %.0f%% of the path: what holds it then, the peer's send buffer or the path, only the peer's view tells", d, 100*x/res.Goodput)
+			}
+		}
+		res.PeerAdvice = append(res.PeerAdvice, line)
+	}
+	return nil
+}
+
 // helps is a lever's gain over ref: its best ratio of medians over the
 // directions dirs (judged ones, measured in both), the direction of it,
 // and whether it helped there: a gain of pol.LeverGain in one, and no

@@ -85,7 +85,11 @@ type TrialSpec struct {
 	Omit       time.Duration // slow start, not counted
 	Parallel   int
 	Congestion string // per socket (-C); "" = the default
-	ZeroCopy   bool   // -Z: send with zero copy
+	// PeerCongestion is the control of the peer's sending sockets where
+	// the peer sends (iperf3's -C on a reverse test sets it there, per
+	// socket): a lever only the peer can pull, screened, never applied.
+	PeerCongestion string
+	ZeroCopy       bool // -Z: send with zero copy
 	// PathMSS is the MSS the goodput a trial is judged against is
 	// counted at (0: the trial's own).
 	PathMSS int
@@ -290,6 +294,9 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	res.BDP = bdp(res.Rate, rtt)
 	r.controllable(base)
 	if len(res.Controllable) == 0 {
+		if err := r.peerLever(ctx, base); err != nil {
+			return res, err
+		}
 		res.ChoiceID = base.ID
 		res.Why = "nothing this host can change limits the transfer: " + r.peerOnly()
 		return res, nil
@@ -323,6 +330,9 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		// What is reported, not applied, after the search's budget: the
 		// application's levers; and how the profiles compare.
 		if err := r.reportLevers(ctx, choice, v); err != nil {
+			return res, err
+		}
+		if err := r.peerLever(ctx, cmp.Or(v, choice)); err != nil {
 			return res, err
 		}
 		r.rank(profiles)
@@ -538,7 +548,7 @@ loop:
 			if !slices.Contains(plan.Acts(plan.CC, r.env.BothEnds()), d) {
 				// The peer's own control sends here: a per-socket one
 				// would measure what no setting of this host does.
-				spec.Congestion = ""
+				spec.Congestion = extra.PeerCongestion
 			}
 			if spec.Parallel == 0 {
 				spec.Parallel = 1

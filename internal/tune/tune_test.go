@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -40,6 +41,9 @@ type modelEnv struct {
 	peerW   int64 // peer's tcp_wmem max
 	peerMTU int   // peer's interface MTU (--peer mode; 0 = as ours)
 	lossCap map[string]float64
+	// refuses is a control the peer lacks: a trial that asks its
+	// sending sockets for it fails, as iperf3's server refuses it.
+	refuses string
 	// randomLoss is the path's random loss: every trial retransmits
 	// that share of its segments at least.
 	randomLoss float64
@@ -118,6 +122,9 @@ func (m *modelEnv) BothEnds() bool                             { return m.both }
 func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Duration) (Trial, error) {
 	m.trials++
 	m.specs = append(m.specs, s)
+	if !m.both && s.Direction == Reverse && s.Congestion != "" && s.Congestion == m.refuses {
+		return Trial{}, fmt.Errorf("the server could not set TCP_CONGESTION %s", s.Congestion)
+	}
 	mod := window.Linux66
 	if m.sendShare > 0 {
 		mod.Send = m.sendShare
@@ -626,7 +633,10 @@ func TestSearchStockPeer(t *testing.T) {
 			t.Errorf("%s raised rmem to %d though the receiver's view ruled its window out", c.ID, c.RmemMax)
 		}
 	}
-	if len(res.PeerAdvice) != 1 || !strings.Contains(res.PeerAdvice[0], "receive window is ruled out") {
+	// Whether the peer's control or its buffer holds reverse, its view
+	// alone would tell: a trial with a pacing control on the peer's
+	// sending sockets reads no more, so its buffer or the path does.
+	if len(res.PeerAdvice) != 2 || !strings.Contains(res.PeerAdvice[0], "receive window is ruled out") || !strings.Contains(res.PeerAdvice[1], "-C bbr on the peer's sending sockets") || !strings.Contains(res.PeerAdvice[1], "not its congestion control") {
 		t.Errorf("peer advice %q", res.PeerAdvice)
 	}
 	steps := strings.Join(res.Steps, "\n")
@@ -643,7 +653,7 @@ func TestSearchStockPeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Kept || len(res.PeerAdvice) != 1 || !strings.Contains(res.PeerAdvice[0], "counted only at this receiver") || !strings.Contains(res.PeerAdvice[0], "receive window is ruled out") {
+	if !res.Kept || len(res.PeerAdvice) != 2 || !strings.Contains(res.PeerAdvice[0], "counted only at this receiver") || !strings.Contains(res.PeerAdvice[0], "receive window is ruled out") {
 		t.Errorf("kept %v, peer advice %q", res.Kept, res.PeerAdvice)
 	}
 	for _, c := range res.Candidates {
