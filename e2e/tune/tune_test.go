@@ -27,7 +27,7 @@ import (
 func TestMain(m *testing.M) { testutil.MainHostUnchanged(m) }
 
 // links the suite creates; leftovers of a killed run are removed first.
-var links = []string{"tt-tune", "tt-tlong", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl", "tt-tstock", "tt-tsigp", "tt-tmtu", "tt-tfull", "tt-tstock2"}
+var links = []string{"tt-tune", "tt-tlong", "tt-tpeer", "tt-tfail", "tt-tsmall", "tt-trelay", "tt-tsig", "tt-tkill", "tt-tkl", "tt-tstock", "tt-tsigp", "tt-tmtu", "tt-tfull", "tt-tstock2", "tt-tpcc312", "tt-tpcc322"}
 
 // leftovers removes, once per run, the links a killed run left (not on
 // every setup: the tests run their links side by side).
@@ -72,7 +72,14 @@ type summary struct {
 	Choice       string   `json:"choice"`
 	Verify       *cand    `json:"verify"`
 	Cands        []cand   `json:"candidates"`
-	Relay        *struct {
+	Levers       []struct {
+		Name      string  `json:"name"`
+		Direction string  `json:"direction"`
+		BPS       float64 `json:"bits_per_second"`
+		Gain      float64 `json:"gain"`
+		Helped    bool    `json:"helped"`
+	} `json:"levers"`
+	Relay *struct {
 		BehindUS float64 `json:"behind_us"`
 		Faithful bool    `json:"faithful"`
 	} `json:"lab_relay"`

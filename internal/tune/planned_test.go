@@ -138,6 +138,24 @@ func TestPeerLeverRefused(t *testing.T) {
 	}
 }
 
+// The peer's trial with bbr beats the median of reverse's trials, but
+// not every one of them (a loss-held flow's spread): it does not decide
+// that the peer's control holds reverse.
+func TestPeerLeverWithinTheSpread(t *testing.T) {
+	m := newModel(300e6, 150*time.Millisecond, "4096 131072 33554432", "4096 16384 33554432")
+	m.both, m.peerR, m.peerW = false, 33554432, 33554432
+	m.lossCap = map[string]float64{"cubic": 0.30, "reno": 0.2, "bbr": 0.36}
+	m.peerSpread = []float64{1, 1.3, 1}
+	res, err := Run(context.Background(), m, Options{Rate: 300e6}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	advice := strings.Join(res.PeerAdvice, "\n")
+	if len(res.Levers) == 0 || res.Levers[len(res.Levers)-1].Helped || res.Levers[len(res.Levers)-1].Gain < 1.05 || !strings.Contains(advice, "not its congestion control") {
+		t.Errorf("levers %+v; peer advice:\n%s", res.Levers, advice)
+	}
+}
+
 // The budget bounds the search: a shorter one spends less and still
 // ends with a verified choice or the baseline.
 func TestPlannedBudget(t *testing.T) {

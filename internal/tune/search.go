@@ -356,7 +356,13 @@ func (r *runner) peerLever(ctx context.Context, ref *Candidate) error {
 		res.Candidates = append(res.Candidates, c)
 		x := c.Summary[d].Median
 		g := x / ref.Summary[d].Median
-		helped := g >= 1+pol.LeverGain
+		top := ref.Summary[d].Median // its one trial must beat every trial of the reference
+		for _, t := range ref.Trials {
+			if t.Direction == d && !t.Screening {
+				top = max(top, t.BitsPerSecond)
+			}
+		}
+		helped := x >= top*(1+pol.LeverGain)
 		res.Levers = append(res.Levers, Lever{Name: what, Direction: d, Median: x, Gain: g, Helped: helped})
 		c.Status = fmt.Sprintf("%.2f× in %s (a setting of the peer: not applied)", g, d)
 		line := fmt.Sprintf("%s with %s: %s, %.2f× what its trials read (%s): not its congestion control; its send buffer, or the path, holds it", d, what, rate(x), g, rate(ref.Summary[d].Median))

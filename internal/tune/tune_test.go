@@ -44,6 +44,10 @@ type modelEnv struct {
 	// refuses is a control the peer lacks: a trial that asks its
 	// sending sockets for it fails, as iperf3's server refuses it.
 	refuses string
+	// peerSpread scales, in turn, the trials the peer sends with its own
+	// control (a loss-held flow's wide spread).
+	peerSpread []float64
+	peerSent   int
 	// randomLoss is the path's random loss: every trial retransmits
 	// that share of its segments at least.
 	randomLoss float64
@@ -177,6 +181,10 @@ func (m *modelEnv) Trial(_ context.Context, s TrialSpec, _ float64, _ time.Durat
 		if bps *= m.luck(cc, rcv, snd); bps >= m.goodputNow() {
 			best.limit = attrib.PathFull // the trial read the path full
 		}
+	}
+	if !m.both && s.Direction == Reverse && s.Congestion == "" && len(m.peerSpread) > 0 {
+		bps *= m.peerSpread[m.peerSent%len(m.peerSpread)]
+		m.peerSent++
 	}
 	bps = min(bps, m.goodputNow())
 	t := Trial{Direction: s.Direction, BitsPerSecond: bps, CountedBy: "sender", Intervals: []float64{bps, bps}, Window: mod.RecvWindow(rcv), SndBuf: snd, Limit: string(best.limit), Verdict: "model: " + string(best.limit), MSS: m.mtu() - 52, Seconds: s.Time.Seconds()}
