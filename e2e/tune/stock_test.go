@@ -127,7 +127,7 @@ func TestTunePeerCongestionLever(t *testing.T) {
 			for _, l := range s.Levers {
 				helped = helped || l.Direction == "reverse" && strings.Contains(l.Name, "-C bbr on the peer's sending sockets") && l.Helped && l.Gain >= 1.5
 			}
-			if !helped || !strings.Contains(advice, "the peer's congestion control holds reverse") || !strings.Contains(advice, "sysctl -w net.ipv4.tcp_congestion_control=bbr") {
+			if !helped || !strings.Contains(advice, "its congestion control holds reverse") || !strings.Contains(advice, "sysctl -w net.ipv4.tcp_congestion_control=bbr") {
 				t.Errorf("the peer's control was not found holding reverse")
 			}
 			// Its one trial asked the peer for bbr; every other reverse

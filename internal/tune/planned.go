@@ -112,7 +112,11 @@ func (r *runner) planned(ctx context.Context, base *Candidate, seed []sampled) (
 	if !r.o.AllowLower {
 		r.res.NotLowered = r.aboveNeed(base, choice, m, pol)
 	}
-	r.explain(v, pol.TopBDP)
+	peer, err := r.peerLever(ctx, v)
+	if err != nil {
+		return nil, nil, stop, err
+	}
+	r.explain(v, pol.TopBDP, peer)
 	return choice, v, stop, nil
 }
 
@@ -354,20 +358,28 @@ func (r *runner) defaultCC(c *Candidate) {
 // this host's receiver view rules its own window out or its buffer
 // already allows the goodput; this host's, where its knob is at the
 // grid's top.
-func (r *runner) explain(choice *Candidate, top float64) {
+func (r *runner) explain(choice *Candidate, top float64, peer map[Direction]peerCC) {
 	for _, d := range r.o.Directions {
 		t, ok := medianTrial(choice, d)
 		if !ok || r.res.Goodput <= 0 || attrib.Full(choice.Summary[d].Median, r.res.Goodput) {
 			continue
 		}
 		k, ok := r.leverOf(d, t)
+		p, tried := peer[d]
 		switch {
 		case !ok:
 			r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s stays at %s, short of the path (%s): %s", d, rate(choice.Summary[d].Median), rate(r.res.Goodput), t.Verdict))
+			if tried {
+				r.res.PeerAdvice = append(r.res.PeerAdvice, fmt.Sprintf("%s, sent by the peer: %s", d, p.finding(d, r.env.Peer())))
+			}
 		case k.peer:
 			r.peerAdvice(d, k, t)
 		case attrib.Limit(t.Limit) == attrib.Unknown:
-			r.unseenPeer(d, k, map[string]int64{keyRmem: choice.RmemMax, keyWmem: choice.WmemMax}[k.key], t)
+			var pp *peerCC
+			if tried {
+				pp = &p
+			}
+			r.unseenPeer(d, k, map[string]int64{keyRmem: choice.RmemMax, keyWmem: choice.WmemMax}[k.key], t, pp)
 		default:
 			r.res.Steps = append(r.res.Steps, fmt.Sprintf("%s stays at %s, short of the path (%s): %s; %s",
 				d, rate(choice.Summary[d].Median), rate(r.res.Goodput), t.Verdict, r.whyNotMore(d, k.key, choice, top)))

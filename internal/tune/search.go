@@ -72,15 +72,24 @@ func (r *runner) peerOnly() string { return strings.Join(r.res.PeerAdvice, "; ")
 // a sender's view (a stock iperf3): this host's buffer does not hold
 // it (the receiver's verdict ruled its window out, or the buffer
 // already allows the path's goodput), so the limit is on the peer's
-// side, but which one the evidence does not decide.
-func (r *runner) unseenPeer(d Direction, k knob, cur int64, t Trial) {
+// side; which one, the trial on the peer's sockets p decides where it
+// ran (nil: it did not).
+func (r *runner) unseenPeer(d Direction, k knob, cur int64, t Trial, p *peerCC) {
 	v := r.peerNeed(keyWmem)
 	why := fmt.Sprintf("this host's %s max %s already allows the path's goodput", strings.TrimPrefix(k.key, "net.ipv4."), r.multiple(cur))
 	if slices.Contains(t.RuledOut, string(attrib.ReceiverWindow)) {
 		why = "this host's receive window is ruled out (" + t.Verdict + ")"
 	}
-	line := fmt.Sprintf("%s is counted only at this receiver (the peer sends no sender's view, as a stock iperf3 does not); %s, so the limit is on the peer's side: its send buffer or its congestion control, which tune cannot see; if its tcp_wmem max is below %s: on %s: sysctl -w net.ipv4.tcp_wmem='4096 16384 %d' (tcptune advise's figure for this path)",
-		d, why, r.multiple(v), r.env.Peer(), v)
+	wmem := fmt.Sprintf("if its tcp_wmem max is below %s: on %s: sysctl -w net.ipv4.tcp_wmem='4096 16384 %d' (tcptune advise's figure for this path)", r.multiple(v), r.env.Peer(), v)
+	held := "its send buffer or its congestion control, which tune cannot see; " + wmem
+	switch {
+	case p == nil:
+	case p.helped:
+		held = p.finding(d, r.env.Peer())
+	default:
+		held = p.finding(d, r.env.Peer()) + "; " + wmem
+	}
+	line := fmt.Sprintf("%s is counted only at this receiver (the peer sends no sender's view, as a stock iperf3 does not); %s, so the limit is on the peer's side: %s", d, why, held)
 	if !slices.Contains(r.res.PeerAdvice, line) {
 		r.res.PeerAdvice = append(r.res.PeerAdvice, line)
 	}
@@ -314,6 +323,29 @@ func (r *runner) reportLevers(ctx context.Context, choice, measured *Candidate) 
 	return nil
 }
 
+// peerCC is what the trial with the other class of congestion control
+// on the peer's sending sockets read (peerLever).
+type peerCC struct {
+	cc                 string
+	rate, gain, before float64 // its rate, its ratio to the reference's median, that median
+	short              float64 // its share of the goodput where short of it (0: full)
+	helped             bool
+}
+
+// finding says what the trial decided, with the command where the
+// peer's control holds the direction.
+func (p peerCC) finding(d Direction, host string) string {
+	s := fmt.Sprintf("a trial with -C %s on its sending sockets read %s, %.2f× what %s's trials read (%s)", p.cc, rate(p.rate), p.gain, d, rate(p.before))
+	if !p.helped {
+		return s + ": not its congestion control but its send buffer, or the path"
+	}
+	s += fmt.Sprintf(": its congestion control holds %s: on %s: sysctl -w net.ipv4.tcp_congestion_control=%s, or -C %s in the application that sends", d, host, p.cc, p.cc)
+	if p.short > 0 {
+		s += fmt.Sprintf("; with it %s is still %.0f%% of the path: what holds it then, its send buffer or the path, only its view tells", d, 100*p.short)
+	}
+	return s
+}
+
 // peerLever screens, in each direction the peer sends short of the path
 // that no buffer is known to hold (a stock peer's, whose sender's view
 // is out of reach, or one its congestion window held), the other class of congestion
@@ -321,11 +353,12 @@ func (r *runner) reportLevers(ctx context.Context, choice, measured *Candidate) 
 // sets it there, per socket. A pacing control lifting the direction says
 // the peer's loss-based one held it, cutting its window at each loss; a
 // loss-based one lifting it, that the peer's pacing one overfilled a
-// queue; no lift, that its send buffer or the path holds it. Reported,
-// never applied: tune changes no other host. A peer that refuses the
-// control (it has no such module) leaves it untested.
-func (r *runner) peerLever(ctx context.Context, ref *Candidate) error {
-	res, pol := r.res, r.policy()
+// queue; no lift, that its send buffer or the path holds it. It decides
+// where its one trial beats every trial of ref's there. Reported, never
+// applied: tune changes no other host. A peer that refuses the control
+// (it has no such module) leaves it untested.
+func (r *runner) peerLever(ctx context.Context, ref *Candidate) (map[Direction]peerCC, error) {
+	res, pol, out := r.res, r.policy(), map[Direction]peerCC{}
 	alt := "bbr"
 	if plan.Paces(r.o.Congestion) { // what the peer's sockets ran: -C, else its own default
 		alt = "cubic"
@@ -348,34 +381,29 @@ func (r *runner) peerLever(ctx context.Context, ref *Candidate) error {
 		c.resolve(r.current)
 		if err := r.trials(ctx, c, 1, []Direction{d}, TrialSpec{PeerCongestion: alt}); err != nil {
 			if ctx.Err() != nil {
-				return err
+				return out, err
 			}
 			res.Steps = append(res.Steps, fmt.Sprintf("%s: the peer refused it (%v): its congestion control untested", what, err))
 			continue
 		}
 		res.Candidates = append(res.Candidates, c)
-		x := c.Summary[d].Median
-		g := x / ref.Summary[d].Median
-		top := ref.Summary[d].Median // its one trial must beat every trial of the reference
+		p := peerCC{cc: alt, rate: c.Summary[d].Median, before: ref.Summary[d].Median}
+		p.gain = p.rate / p.before
+		top := p.before // its one trial must beat every trial of the reference
 		for _, t := range ref.Trials {
 			if t.Direction == d && !t.Screening {
 				top = max(top, t.BitsPerSecond)
 			}
 		}
-		helped := x >= top*(1+pol.LeverGain)
-		res.Levers = append(res.Levers, Lever{Name: what, Direction: d, Median: x, Gain: g, Helped: helped})
-		c.Status = fmt.Sprintf("%.2f× in %s (a setting of the peer: not applied)", g, d)
-		line := fmt.Sprintf("%s with %s: %s, %.2f× what its trials read (%s): not its congestion control; its send buffer, or the path, holds it", d, what, rate(x), g, rate(ref.Summary[d].Median))
-		if helped {
-			line = fmt.Sprintf("%s with %s: %s, %.2f× what its trials read (%s): the peer's congestion control holds %s: on %s: sysctl -w net.ipv4.tcp_congestion_control=%s, or -C %s in the application that sends",
-				d, what, rate(x), g, rate(ref.Summary[d].Median), d, r.env.Peer(), alt, alt)
-			if !attrib.Full(x, res.Goodput) {
-				line += fmt.Sprintf("; with it %s is still %.0f%% of the path: what holds it then, the peer's send buffer or the path, only the peer's view tells", d, 100*x/res.Goodput)
-			}
+		p.helped = p.rate >= top*(1+pol.LeverGain)
+		if !attrib.Full(p.rate, res.Goodput) && res.Goodput > 0 {
+			p.short = p.rate / res.Goodput
 		}
-		res.PeerAdvice = append(res.PeerAdvice, line)
+		res.Levers = append(res.Levers, Lever{Name: what, Direction: d, Median: p.rate, Gain: p.gain, Helped: p.helped})
+		c.Status = fmt.Sprintf("%.2f× in %s (a setting of the peer: not applied)", p.gain, d)
+		out[d] = p
 	}
-	return nil
+	return out, nil
 }
 
 // helps is a lever's gain over ref: its best ratio of medians over the

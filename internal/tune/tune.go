@@ -294,8 +294,14 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	res.BDP = bdp(res.Rate, rtt)
 	r.controllable(base)
 	if len(res.Controllable) == 0 {
-		if err := r.peerLever(ctx, base); err != nil {
+		peer, err := r.peerLever(ctx, base)
+		if err != nil {
 			return res, err
+		}
+		for _, d := range o.Directions {
+			if p, ok := peer[d]; ok {
+				res.PeerAdvice = append(res.PeerAdvice, fmt.Sprintf("%s, sent by the peer: %s", d, p.finding(d, env.Peer())))
+			}
 		}
 		res.ChoiceID = base.ID
 		res.Why = "nothing this host can change limits the transfer: " + r.peerOnly()
@@ -330,9 +336,6 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		// What is reported, not applied, after the search's budget: the
 		// application's levers; and how the profiles compare.
 		if err := r.reportLevers(ctx, choice, v); err != nil {
-			return res, err
-		}
-		if err := r.peerLever(ctx, cmp.Or(v, choice)); err != nil {
 			return res, err
 		}
 		r.rank(profiles)
