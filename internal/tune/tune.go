@@ -294,15 +294,6 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	res.BDP = bdp(res.Rate, rtt)
 	r.controllable(base)
 	if len(res.Controllable) == 0 {
-		peer, err := r.peerLever(ctx, base)
-		if err != nil {
-			return res, err
-		}
-		for _, d := range o.Directions {
-			if p, ok := peer[d]; ok {
-				res.PeerAdvice = append(res.PeerAdvice, fmt.Sprintf("%s, sent by the peer: %s", d, p.finding(d, env.Peer())))
-			}
-		}
 		res.ChoiceID = base.ID
 		res.Why = "nothing this host can change limits the transfer: " + r.peerOnly()
 		return res, nil
