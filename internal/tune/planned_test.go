@@ -119,6 +119,23 @@ func TestPlannedPeerControlActsForward(t *testing.T) {
 	}
 }
 
+// The peer trial's finding names what it rules out by the class it
+// tried, and the command only where it helped.
+func TestPeerFinding(t *testing.T) {
+	for _, c := range []struct {
+		p         peerCC
+		want, not string
+	}{
+		{peerCC{cc: "bbr", rate: 1e8, gain: 1, before: 1e8}, "not a loss-based control's cut at each loss but its send buffer, or the path", "sysctl"},
+		{peerCC{cc: "cubic", rate: 1e8, gain: 1, before: 1e8}, "not a pacing control's overfilled queue but its send buffer, or the path", "sysctl"},
+		{peerCC{cc: "bbr", rate: 2e8, gain: 2, before: 1e8, short: 0.5, helped: true}, "its congestion control holds reverse: on h: sysctl -w net.ipv4.tcp_congestion_control=bbr, or -C bbr in the application that sends; with it reverse is still 50% of the path", "not a"},
+	} {
+		if got := c.p.finding(Reverse, "h"); !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+			t.Errorf("%+v: %q", c.p, got)
+		}
+	}
+}
+
 // peerLeverOf is res's trial on the peer's sockets (zero: none ran).
 func peerLeverOf(res *Result) Lever {
 	for _, l := range res.Levers {
@@ -158,7 +175,7 @@ func TestPeerLeverWithinTheSpread(t *testing.T) {
 		t.Fatal(err)
 	}
 	advice := strings.Join(res.PeerAdvice, "\n")
-	if l := peerLeverOf(res); l.Direction != Reverse || l.Helped || l.Gain < 1.05 || !strings.Contains(advice, "not its congestion control") {
+	if l := peerLeverOf(res); l.Direction != Reverse || l.Helped || l.Gain < 1.05 || !strings.Contains(advice, "not a loss-based control's cut at each loss") {
 		t.Errorf("levers %+v; peer advice:\n%s", res.Levers, advice)
 	}
 }

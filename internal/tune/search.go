@@ -337,7 +337,10 @@ type peerCC struct {
 func (p peerCC) finding(d Direction, host string) string {
 	s := fmt.Sprintf("a trial with -C %s on its sending sockets read %s, %.2f× what %s's trials read (%s)", p.cc, rate(p.rate), p.gain, d, rate(p.before))
 	if !p.helped {
-		return s + ": not its congestion control but its send buffer, or the path"
+		if plan.Paces(p.cc) { // what it rules out: the other class's way of falling short
+			return s + ": not a loss-based control's cut at each loss but its send buffer, or the path"
+		}
+		return s + ": not a pacing control's overfilled queue but its send buffer, or the path"
 	}
 	s += fmt.Sprintf(": its congestion control holds %s: on %s: sysctl -w net.ipv4.tcp_congestion_control=%s, or -C %s in the application that sends", d, host, p.cc, p.cc)
 	if p.short > 0 {

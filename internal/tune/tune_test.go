@@ -644,7 +644,7 @@ func TestSearchStockPeer(t *testing.T) {
 	// Whether the peer's control or its buffer holds reverse, its view
 	// alone would tell: a trial with a pacing control on the peer's
 	// sending sockets reads no more, so its buffer or the path does.
-	if len(res.PeerAdvice) != 1 || !strings.Contains(res.PeerAdvice[0], "receive window is ruled out") || !strings.Contains(res.PeerAdvice[0], "a trial with -C bbr on its sending sockets") || !strings.Contains(res.PeerAdvice[0], "not its congestion control but its send buffer") {
+	if len(res.PeerAdvice) != 1 || !strings.Contains(res.PeerAdvice[0], "receive window is ruled out") || !strings.Contains(res.PeerAdvice[0], "a trial with -C bbr on its sending sockets") || !strings.Contains(res.PeerAdvice[0], "not a loss-based control's cut at each loss but its send buffer") {
 		t.Errorf("peer advice %q", res.PeerAdvice)
 	}
 	steps := strings.Join(res.Steps, "\n")
