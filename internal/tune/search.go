@@ -392,13 +392,7 @@ func (r *runner) peerLever(ctx context.Context, ref *Candidate) (map[Direction]p
 		res.Candidates = append(res.Candidates, c)
 		p := peerCC{cc: alt, rate: c.Summary[d].Median, before: ref.Summary[d].Median}
 		p.gain = p.rate / p.before
-		top := p.before // its one trial must beat every trial of the reference
-		for _, t := range ref.Trials {
-			if t.Direction == d && !t.Screening {
-				top = max(top, t.BitsPerSecond)
-			}
-		}
-		p.helped = p.rate >= top*(1+pol.LeverGain)
+		p.helped = p.rate >= ref.Summary[d].Max*(1+pol.LeverGain) // its one trial beats every trial of ref's (a full set's)
 		if !attrib.Full(p.rate, res.Goodput) && res.Goodput > 0 {
 			p.short = p.rate / res.Goodput
 		}
