@@ -201,12 +201,13 @@ func runClient(t *testing.T, bin string, port int, args []string) string {
 // ready for it: iperf3 3.12's server is briefly busy after a test ends
 // (3.12 -J may then exit 0 with the error in its document), and 3.22's
 // resets itself after a connection that sent no cookie (WaitListening's
-// probe), so the next client can meet the reset.
+// probe), so the next client can meet the reset, or, while it opens its
+// listening socket again after a test, a refused connection.
 func runRetrying(t *testing.T, timeout time.Duration, bin string, args ...string) (out, errOut string, err error) {
 	t.Helper()
 	for try := 0; try < 3; try++ {
 		out, errOut, err = testutil.Run(t, timeout, bin, args...)
-		if !strings.Contains(out+errOut, "the server is busy") && !strings.Contains(out+errOut, "unable to receive control message") {
+		if o := out + errOut; !strings.Contains(o, "the server is busy") && !strings.Contains(o, "unable to receive control message") && !strings.Contains(o, "Connection refused") {
 			break
 		}
 		time.Sleep(time.Second)
