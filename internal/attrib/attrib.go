@@ -51,6 +51,10 @@ type Input struct {
 	Receiver      string  // receiver's address, for advice
 	Sender        string  // sender's address
 	SenderIsLocal bool
+	// RTTSamples counts the sender's samples of its smoothed RTT under
+	// load, QueuedSamples those that showed a queue (Queued against the
+	// socket's least RTT); 0 samples = not counted.
+	RTTSamples, QueuedSamples uint64
 	// InflightBytes and NotsentBytes are the sender's measured bytes in
 	// flight (unacked × MSS) and not yet sent, per stream, averaged; 0 =
 	// not measured.
@@ -74,6 +78,25 @@ type Input struct {
 	// Receiver; then only the context, the rate and the period are set.
 	From         End
 	ReceiverView *Receiver
+}
+
+// Queued reports whether an RTT (µs) shows a queue over the idle one:
+// longer by more than 20% and by more than a millisecond.
+func Queued(rttUS, idleUS uint64) bool {
+	return idleUS > 0 && rttUS > idleUS+1000 && float64(rttUS) > 1.2*float64(idleUS)
+}
+
+// queueStood reports whether a queue stood under load: most of the RTT
+// samples the sender took showed one (Queued, each against the
+// socket's least RTT), where it counted them; else the mean RTT
+// against the idle one. A mean alone cannot tell a queue that stood
+// from a few stalls of a router or emulator, which the mean of a
+// short test's samples carries whole.
+func (in Input) queueStood() bool {
+	if in.RTTSamples > 0 {
+		return 2*in.QueuedSamples > in.RTTSamples
+	}
+	return Queued(in.RTTUS, in.idleRTT())
 }
 
 // model is the window model at the flow's MSS.
@@ -210,7 +233,7 @@ func Attribute(in Input) Result {
 		}
 		if in.RTTUS > 0 {
 			rttPart := "RTT " + fmtRTT(in.RTTUS)
-			if in.MinRTTUS > 0 && float64(in.RTTUS) > 1.2*float64(in.MinRTTUS) && in.RTTUS-in.MinRTTUS > 1000 {
+			if in.queueStood() {
 				rttPart += fmt.Sprintf(" (min %s: a queue is filling)", fmtRTT(in.MinRTTUS))
 			}
 			parts = append(parts, rttPart)
@@ -318,6 +341,7 @@ func Merge(ins []Input) Input {
 	out.Streams = 0
 	out.WallUS, out.BusyUS, out.RwndLimitedUS, out.SndbufLimitUS = 0, 0, 0, 0
 	out.BitsPerSecond, out.Retransmits = 0, 0
+	out.RTTSamples, out.QueuedSamples = 0, 0
 	var wnd, sbuf, cwnd, rtt, minrtt, fl, ns uint64
 	unknownRetr := false
 	for _, in := range ins {
@@ -326,6 +350,8 @@ func Merge(ins []Input) Input {
 		out.RwndLimitedUS += in.RwndLimitedUS
 		out.SndbufLimitUS += in.SndbufLimitUS
 		out.BitsPerSecond += in.BitsPerSecond
+		out.RTTSamples += in.RTTSamples
+		out.QueuedSamples += in.QueuedSamples
 		if in.Retransmits < 0 {
 			unknownRetr = true
 		} else {

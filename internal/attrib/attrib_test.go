@@ -372,3 +372,53 @@ func TestWriterBurstsAreNoStandingQueue(t *testing.T) {
 		t.Error("the satellite's stretch read as bursts")
 	}
 }
+
+// A queue stood only when most of the sender's RTT samples under load
+// showed one: a receiver-window-bound flow whose mean RTT a few stalls
+// stretched (20 → 24 ms, a busy emulator) is the window's, not a full
+// path's; the same mean with a queue in most samples is the path's.
+// Without counted samples (an older peer) the mean decides.
+func TestQueueStoodFromSamples(t *testing.T) {
+	base := Input{WallUS: 1e6, BusyUS: 1e6, RwndLimitedUS: 8.5e5, SndWnd: 258e3, SndBuf: 4 << 20, CwndBytes: 600e3,
+		RTTUS: 24600, MinRTTUS: 20400, BitsPerSecond: 86e6, Streams: 1, InflightBytes: 259e3, MSS: 1448}
+	for _, c := range []struct {
+		name            string
+		samples, queued uint64
+		want            Limit
+	}{
+		{"stalls in 2 of 12 samples", 12, 2, ReceiverWindow},
+		{"a queue in 10 of 12 samples", 12, 10, PathFull},
+		{"half the samples", 12, 6, ReceiverWindow},
+		{"not counted: the mean decides", 0, 0, PathFull},
+	} {
+		in := base
+		in.RTTSamples, in.QueuedSamples = c.samples, c.queued
+		if r := Attribute(in); r.Limit != c.want {
+			t.Errorf("%s: %s, want %s", c.name, r, c.want)
+		}
+	}
+	// Streams merged count their samples together.
+	a, b := base, base
+	a.RTTSamples, a.QueuedSamples = 12, 1
+	b.RTTSamples, b.QueuedSamples = 12, 2
+	if m := Merge([]Input{a, b}); m.RTTSamples != 24 || m.QueuedSamples != 3 {
+		t.Errorf("merged %d of %d samples queued, want 3 of 24", m.QueuedSamples, m.RTTSamples)
+	}
+}
+
+func TestQueued(t *testing.T) {
+	for _, c := range []struct {
+		rtt, idle uint64
+		want      bool
+	}{
+		{24000, 20000, false}, // 20%: not more
+		{24100, 20000, true},
+		{1900, 1000, false}, // 90%, but within a millisecond
+		{2100, 1000, true},
+		{5000, 0, false}, // no idle RTT known
+	} {
+		if got := Queued(c.rtt, c.idle); got != c.want {
+			t.Errorf("Queued(%d, %d) = %v", c.rtt, c.idle, got)
+		}
+	}
+}

@@ -88,7 +88,7 @@ func heldShort(in Input, n int, sh Shares) (Result, bool) {
 func capacity(in Input, n int, sh Shares) (Result, bool) {
 	idle := in.idleRTT()
 	full := Full(in.BitsPerSecond, in.PathRate)
-	queue := idle > 0 && in.RTTUS > idle && float64(in.RTTUS) > 1.2*float64(idle) && in.RTTUS-idle > 1000
+	queue := in.queueStood()
 	if !full && (!queue || in.PathRate > 0 || in.Concurrent) {
 		return Result{}, false
 	}

@@ -155,3 +155,28 @@ func TestPeriodEndsAfterTheFinalCounters(t *testing.T) {
 		t.Fatalf("measured period %.3f s: it ends before the counters it counts were read (Stop called %.3f s into it, the read held %v)", tot.Seconds, upToStop, hold)
 	}
 }
+
+// The means the attribution reads (in flight, RTT; the receiver's
+// window) are sampled several times per reporting interval, not once at
+// its end: a one-second test's verdict must not be one snapshot, which
+// a stall of a few milliseconds just before it would decide.
+func TestMeansSampleWithinIntervals(t *testing.T) {
+	cc, sc := testutil.TCPPair(t)
+	send := NewTest(Config{BlockLen: 64 << 10, Interval: time.Second, Rate: 50e6}, []*Stream{NewTCPStream(1, cc, true)})
+	recv := NewTest(Config{BlockLen: 64 << 10, Interval: time.Second}, []*Stream{NewTCPStream(1, sc, false)})
+	recv.Start()
+	send.Start()
+	time.Sleep(1100 * time.Millisecond)
+	send.Stop()
+	recv.Stop()
+	send.CloseStreams()
+	recv.CloseStreams()
+	// One interval's end and the final read would be 2 samples; the
+	// evidence clock adds about 10 more (at least 3 under load).
+	if n := send.track[0].nFlight; n < 5 {
+		t.Errorf("the sender's in flight was sampled %d times in 1.1 s of one-second intervals", n)
+	}
+	if n := recv.track[0].nRcvWnd; n < 5 {
+		t.Errorf("the receiver's window was sampled %d times in 1.1 s of one-second intervals", n)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/cpuusage"
 	"github.com/tcptune/tcptune/internal/sockopt"
 )
@@ -111,6 +112,10 @@ type StreamTotal struct {
 	// flight (unacked × MSS) and written but not yet sent, averaged over
 	// the measured intervals.
 	MeanInflight, MeanNotsent uint64
+	// RTTSamples counts the samples of the smoothed RTT under load,
+	// QueuedSamples those that showed a queue (attrib.Queued against
+	// the socket's least RTT).
+	RTTSamples, QueuedSamples uint64
 	// Chronograph deltas over the measured period (µs) and the socket's
 	// state at the end, for limit attribution.
 	BusyUS, RwndUS, SndbufUS uint64
@@ -140,6 +145,65 @@ type tracker struct {
 	nRcvWnd   uint64
 	sumRcvRTT uint64
 	nRcvRTT   uint64
+	nQueued   uint64
+}
+
+// evidencePerInterval is how many times per reporting interval a TCP
+// socket's state is sampled for the means the attribution reads (bytes
+// in flight and not yet sent, the smoothed RTT; a receiver's window and
+// RTT). One sample at each interval's end would make a short test's
+// verdict one snapshot: a stall of a few milliseconds just before it
+// (a late router, a busy emulator) would read as a queue that stood the
+// whole test. The RTT's least and largest are over the same samples;
+// the largest cwnd and window stay those at interval ends, as iperf3
+// reports them (the attribution compares the mean in flight with them).
+const evidencePerInterval = 10
+
+// observe adds one sample of a TCP socket's state to the means: the
+// sender's in flight, not sent and smoothed RTT (with its extremes and
+// whether it showed a queue), or the receiver's window and RTT estimate.
+func (tr *tracker) observe(sender bool, info *sockopt.TCPInfo) {
+	if !sender {
+		if info.RcvWnd > 0 {
+			tr.sumRcvWnd += uint64(info.RcvWnd)
+			tr.nRcvWnd++
+		}
+		if info.RcvRTT > 0 {
+			tr.sumRcvRTT += uint64(info.RcvRTT)
+			tr.nRcvRTT++
+		}
+		return
+	}
+	tr.sumFlight += info.InflightBytes()
+	tr.sumUnsent += uint64(info.NotsentBytes)
+	tr.nFlight++
+	if info.RTT > 0 {
+		tr.sumRTT += uint64(info.RTT)
+		tr.nRTT++
+		if tr.minRTT == 0 || info.RTT < tr.minRTT {
+			tr.minRTT = info.RTT
+		}
+		tr.maxRTT = max(tr.maxRTT, info.RTT)
+		if attrib.Queued(uint64(info.RTT), uint64(info.MinRTT)) {
+			tr.nQueued++
+		}
+	}
+}
+
+// observeLocked samples every TCP stream's state for the means, between
+// the interval ends (which sample it too).
+func (t *Test) observeLocked() {
+	if t.omitting {
+		return
+	}
+	for i, s := range t.Streams {
+		if s.UDP {
+			continue
+		}
+		if info := s.TCPInfo(); info != nil {
+			t.track[i].observe(s.Sender, info)
+		}
+	}
 }
 
 // Test runs the data phase of one test over a set of streams.
@@ -271,6 +335,14 @@ func (t *Test) sampler() {
 	if t.cfg.Ticks != nil {
 		ticks = t.cfg.Ticks
 	}
+	// A simulated clock (Ticks) has no real time between its samples to
+	// divide.
+	var evidence <-chan time.Time
+	if t.cfg.Ticks == nil {
+		et := time.NewTicker(tick / evidencePerInterval)
+		defer et.Stop()
+		evidence = et.C
+	}
 	var omitC <-chan time.Time
 	if t.omitting {
 		tm := time.NewTimer(t.cfg.Omit)
@@ -290,6 +362,10 @@ func (t *Test) sampler() {
 		case now := <-ticks:
 			t.mu.Lock()
 			t.sampleLocked(now, true, nil)
+			t.mu.Unlock()
+		case <-evidence:
+			t.mu.Lock()
+			t.observeLocked()
 			t.mu.Unlock()
 		}
 	}
@@ -348,14 +424,7 @@ func (t *Test) sampleLocked(now time.Time, emit bool, infos []*sockopt.TCPInfo) 
 				si.Delivered, si.DeliveredBy = info.ReceivedSince(tr.prevInfo), "receiver"
 				tr.prevInfo, tr.lastInfo = info, info
 				if !t.omitting {
-					if info.RcvWnd > 0 {
-						tr.sumRcvWnd += uint64(info.RcvWnd)
-						tr.nRcvWnd++
-					}
-					if info.RcvRTT > 0 {
-						tr.sumRcvRTT += uint64(info.RcvRTT)
-						tr.nRcvRTT++
-					}
+					tr.observe(false, info)
 				}
 			}
 		} else {
@@ -371,19 +440,9 @@ func (t *Test) sampleLocked(now time.Time, emit bool, infos []*sockopt.TCPInfo) 
 				si.RTT, si.RTTVar, si.PMTU, si.Reorder = info.RTT, info.RTTVar, info.PMTU, info.ReordSeen
 				tr.lastInfo = info
 				if !t.omitting {
-					tr.sumFlight += si.Inflight
-					tr.sumUnsent += uint64(info.NotsentBytes)
-					tr.nFlight++
+					tr.observe(true, info)
 					tr.maxCwnd = max(tr.maxCwnd, si.SndCwnd)
 					tr.maxSndWnd = max(tr.maxSndWnd, si.SndWnd)
-					if info.RTT > 0 {
-						if tr.minRTT == 0 || info.RTT < tr.minRTT {
-							tr.minRTT = info.RTT
-						}
-						tr.maxRTT = max(tr.maxRTT, info.RTT)
-						tr.sumRTT += uint64(info.RTT)
-						tr.nRTT++
-					}
 				}
 			}
 		}
@@ -499,6 +558,7 @@ func (t *Test) computeTotals() []StreamTotal {
 			if tr.nRTT > 0 {
 				st.MeanRTT = uint32(tr.sumRTT / tr.nRTT)
 			}
+			st.RTTSamples, st.QueuedSamples = tr.nRTT, tr.nQueued
 			st.BusyUS = sub(last.BusyTime, base.BusyTime)
 			st.RwndUS = sub(last.RwndLimited, base.RwndLimited)
 			st.SndbufUS = sub(last.SndbufLimited, base.SndbufLimited)

@@ -90,6 +90,7 @@ func Input(e wire.ExtStream) attrib.Input {
 		SndWnd: e.SndWnd, SndBuf: e.SndBuf, CwndBytes: e.Cwnd, RTTUS: uint64(e.RTT), MinRTTUS: uint64(e.MinRTT),
 		Retransmits: e.Retransmits, BitsPerSecond: bps, Streams: 1,
 		InflightBytes: e.Inflight, NotsentBytes: e.Notsent, MSS: uint64(e.MSS),
+		RTTSamples: e.RTTSamples, QueuedSamples: e.QueuedSamples,
 	}
 }
 

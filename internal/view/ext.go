@@ -18,6 +18,7 @@ func Ext(t engine.StreamTotal) (wire.ExtStream, bool) {
 		SndWnd: t.MaxSndWnd, SndBuf: uint64(max(t.SndBuf, 0)), Cwnd: t.MaxCwnd,
 		RTT: t.MeanRTT, MinRTT: t.MinRTT, Retransmits: t.Retransmits,
 		Delivered: t.Delivered, Inflight: t.MeanInflight, Notsent: t.MeanNotsent,
+		RTTSamples: t.RTTSamples, QueuedSamples: t.QueuedSamples,
 	}
 	if t.Last != nil {
 		e.MSS, e.PMTU = t.Last.SndMSS, t.Last.PMTU

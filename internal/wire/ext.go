@@ -64,4 +64,9 @@ type ExtStream struct {
 	Delivered int64  `json:"delivered_bytes,omitempty"`
 	Inflight  uint64 `json:"mean_inflight,omitempty"`
 	Notsent   uint64 `json:"mean_notsent,omitempty"`
+	// RTTSamples counts the samples of the smoothed RTT under load,
+	// QueuedSamples those that showed a queue over the socket's least
+	// RTT (absent from a peer that does not count them).
+	RTTSamples    uint64 `json:"rtt_samples,omitempty"`
+	QueuedSamples uint64 `json:"queued_rtt_samples,omitempty"`
 }
