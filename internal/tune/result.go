@@ -86,11 +86,11 @@ type Relay struct {
 // Lever is one thing tried beyond buffers.
 type Lever struct {
 	Name string `json:"name"`
-	// Direction is where it gained most over the buffers' choice:
+	// Direction is where it gained most over the choice:
 	// Median is its rate there, Gain the ratio.
 	Direction Direction `json:"direction,omitempty"`
 	Median    float64   `json:"bits_per_second"`
-	Gain      float64   `json:"gain"` // × the buffers' best
+	Gain      float64   `json:"gain"` // × the choice's rate there
 	Helped    bool      `json:"helped"`
 }
 

@@ -87,7 +87,7 @@ func WriteText(w io.Writer, r *Result) {
 		if l.Helped {
 			verdict = "helped"
 		}
-		fmt.Fprintf(w, "Lever: %s: %s, %.2f× the buffers' choice: %s\n", l.Name, strings.TrimSpace(string(l.Direction)+" "+rate(l.Median)), l.Gain, verdict)
+		fmt.Fprintf(w, "Lever: %s: %s, %.2f× the choice's: %s\n", l.Name, strings.TrimSpace(string(l.Direction)+" "+rate(l.Median)), l.Gain, verdict)
 	}
 	if len(r.PeerAdvice) > 0 {
 		fmt.Fprintf(w, "\nOn the peer (not changed by tune):\n")
