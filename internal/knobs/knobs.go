@@ -31,7 +31,24 @@ type Knob struct {
 	// Caution maps a value to why setting it is harmful in ways a short
 	// throughput test may not show.
 	Caution map[string]string `json:"caution,omitempty"`
+	// Acts is the traffic it changes (Linux; empty: not classified,
+	// taken as both).
+	Acts Side `json:"acts,omitempty"`
 }
+
+// Side is the traffic of a TCP transfer whose buffers autotune that a
+// setting changes on the host it is set on: what the host sends, what it
+// receives, both (negotiated options, the MTU, global memory), or none
+// (a cap on explicit SO_SNDBUF/SO_RCVBUF requests, the initial buffers of
+// sockets other than TCP's).
+type Side string
+
+const (
+	SideSend    Side = "send"
+	SideReceive Side = "receive"
+	SideBoth    Side = "both"
+	SideNone    Side = "none"
+)
 
 // Numeric reports whether the knob takes numbers.
 func (k Knob) Numeric() bool { return k.Unit != "enum" }

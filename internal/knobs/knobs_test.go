@@ -18,6 +18,13 @@ func TestCatalogue(t *testing.T) {
 			if osName == "linux" && k.PerNetns == nil {
 				t.Errorf("linux %s: namespace scope missing", k.Name)
 			}
+			switch k.Acts {
+			case SideSend, SideReceive, SideBoth, SideNone:
+			default:
+				if osName == "linux" {
+					t.Errorf("linux %s: acts %q, want send, receive, both or none", k.Name, k.Acts)
+				}
+			}
 		}
 	}
 	if _, err := Catalogue("plan9"); err == nil {

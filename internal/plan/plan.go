@@ -13,7 +13,10 @@ package plan
 import (
 	"math"
 	"slices"
+	"sync"
 	"time"
+
+	"github.com/tcptune/tcptune/internal/knobs"
 )
 
 // Direction of a trial: forward is this host sending, reverse the peer.
@@ -39,23 +42,46 @@ const (
 	Queues Knob = "host_queues"
 )
 
-// Acts is where a knob acts, written once: this host's send side
-// (tcp_wmem, its congestion control, the transmit queue) on what it
-// sends, forward; its receive side (tcp_rmem, the receive backlog) on
-// what it receives, reverse; the MTU on both (the MSS is the smaller
-// end's). In the lab both ends take every setting, so each acts on both.
+// Acts is where a knob acts, from the knob catalogue's side of it (the
+// one table, internal/knobs): this host's send side (tcp_wmem, its
+// congestion control, the transmit queue) on what it sends, forward; its
+// receive side (tcp_rmem, the receive backlog) on what it receives,
+// reverse; the MTU on both (the MSS is the smaller end's). In the lab
+// both ends take every setting, so each acts on both.
 func Acts(k Knob, bothEnds bool) []Direction {
-	if bothEnds {
+	if k == Queues { // the transmit queue's side and the backlog's
 		return []Direction{Forward, Reverse}
 	}
-	switch k {
-	case Wmem, CC, TxQueue:
-		return []Direction{Forward}
-	case Rmem, Backlog:
-		return []Direction{Reverse}
-	}
-	return []Direction{Forward, Reverse}
+	return On(gridSides()[k], bothEnds)
 }
+
+// On is where a setting on the catalogue's side s acts: what this host
+// sends is forward, what it receives reverse; in the lab, where both
+// ends take it, both, unless it acts on no transfer. An unclassified
+// side acts on both.
+func On(s knobs.Side, bothEnds bool) []Direction {
+	switch {
+	case s == knobs.SideNone:
+		return nil
+	case bothEnds || s != knobs.SideSend && s != knobs.SideReceive:
+		return []Direction{Forward, Reverse}
+	case s == knobs.SideSend:
+		return []Direction{Forward}
+	}
+	return []Direction{Reverse}
+}
+
+// gridSides is the catalogue's side of each knob of the grid, read once
+// (Acts is asked in the model's inner loops).
+var gridSides = sync.OnceValue(func() map[Knob]knobs.Side {
+	out := map[Knob]knobs.Side{}
+	for k, name := range map[Knob]string{Rmem: "net.ipv4.tcp_rmem", Wmem: "net.ipv4.tcp_wmem", CC: "net.ipv4.tcp_congestion_control",
+		TxQueue: "link.*.txqueuelen", Backlog: "net.core.netdev_max_backlog", MTU: "link.*.mtu"} {
+		kn, _ := knobs.Lookup("linux", name)
+		out[k] = kn.Acts
+	}
+	return out
+})
 
 func acts(k Knob, d Direction, bothEnds bool) bool { return slices.Contains(Acts(k, bothEnds), d) }
 

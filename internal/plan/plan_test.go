@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/knobs"
 )
 
 const mib = 1 << 20
@@ -60,12 +61,18 @@ func TestActs(t *testing.T) {
 		{Rmem, false, []Direction{Reverse}},
 		{Backlog, false, []Direction{Reverse}},
 		{MTU, false, []Direction{Forward, Reverse}},
+		{Queues, false, []Direction{Forward, Reverse}},
 		{Wmem, true, []Direction{Forward, Reverse}},
 		{Rmem, true, []Direction{Forward, Reverse}},
 	} {
 		if got := Acts(c.k, c.both); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s (both ends %v): %v, want %v", c.k, c.both, got, c.want)
 		}
+	}
+	// A side that acts on no transfer (a cap on explicit requests) acts
+	// on none, in the lab too.
+	if got := On(knobs.SideNone, true); got != nil {
+		t.Errorf("a side that acts on no transfer acts on %v in the lab", got)
 	}
 }
 
@@ -925,3 +932,4 @@ func TestTheSendersSideSeenFromTheReceiver(t *testing.T) {
 		t.Errorf("held in every trial: ceiling %.3g, want 0.5 of the path", c)
 	}
 }
+

@@ -273,10 +273,16 @@ func (c *Candidate) sameAs(current map[string]string) bool {
 
 // signature identifies a candidate's settings, for de-duplication.
 func (c *Candidate) signature(current map[string]string) string {
+	return c.signatureOf(current, func(string) bool { return true })
+}
+
+// signatureOf identifies the candidate's settings whose keys meet in
+// ("" where none differs from the current ones).
+func (c *Candidate) signatureOf(current map[string]string, in func(key string) bool) string {
 	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(keysOf(c.Settings))) {
 		for _, s := range c.Settings {
-			if s.Key == k && norm(current[k]) != norm(s.Value) {
+			if s.Key == k && in(k) && norm(current[k]) != norm(s.Value) {
 				fmt.Fprintf(&b, "%s=%s;", k, norm(s.Value))
 			}
 		}

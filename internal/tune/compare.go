@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/knobs"
 	"github.com/tcptune/tcptune/internal/linkset"
 	"github.com/tcptune/tcptune/internal/plan"
 	"github.com/tcptune/tcptune/internal/stats"
@@ -50,9 +52,9 @@ func (r *runner) compare(ctx context.Context) ([]*Candidate, error) {
 		res.Steps = append(res.Steps, "reference profiles not measured: "+why)
 		return nil, nil
 	}
-	dirs, n, what, spec := res.Controllable[:1], 1, "one short trial each", TrialSpec{Time: pol.ShortTime}
+	dirs, n, what, spec := r.profileDirs(), 1, "one short trial each", TrialSpec{Time: pol.ShortTime}
 	if r.o.Compare == CompareFull {
-		dirs, n, what, spec = r.o.Directions, r.o.Trials, "full trials", TrialSpec{}
+		n, what, spec = r.o.Trials, "full trials", TrialSpec{}
 	}
 	if r.o.Compare == CompareShort {
 		// Short trials are the search's observations, within its
@@ -152,9 +154,13 @@ func (r *runner) profilePoints(active []*Candidate) []sampled {
 // them all to the result; it returns those to run.
 func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 	var active []*Candidate
-	seen := map[string]string{}
+	seen, seenThere := map[string]string{}, map[string]string{"": "baseline"}
 	for _, c := range r.res.Candidates {
 		seen[c.signature(r.current)] = c.ID
+	}
+	dirs := r.profileDirs()
+	there := func(key string) bool {
+		return slices.ContainsFunc(actsOn(key, r.env.BothEnds()), func(d Direction) bool { return slices.Contains(dirs, d) })
 	}
 	for _, c := range cands {
 		ok, skipped, err := r.env.Split(c.KVs())
@@ -174,6 +180,7 @@ func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 		c.resolve(r.current)
 		r.res.Candidates = append(r.res.Candidates, c)
 		sig, e := c.signature(r.current), r.everySocket(c)
+		sigThere := c.signatureOf(r.current, there)
 		switch {
 		case len(c.Settings) == 0:
 			c.Status = "nothing applicable here"
@@ -181,15 +188,71 @@ func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 			c.SameAs, c.Status = "baseline", "identical to the current settings"
 		case seen[sig] != "":
 			c.SameAs, c.Status = seen[sig], "identical to "+seen[sig]
+		case seenThere[sigThere] != "":
+			// Its trials would measure what another's measure: what it
+			// sets beyond acts elsewhere, or on no TCP transfer.
+			c.SameAs = seenThere[sigThere]
+			c.Status = fmt.Sprintf("not measured: where its trials would run (%s) it sets what %s: %s", joinDirs(dirs), cmp.Or(map[string]string{"baseline": "the current settings set"}[c.SameAs], c.SameAs+" sets"), r.elsewhere(c, there))
 		case !r.env.BothEnds() && e.n > 0:
 			c.Status = fmt.Sprintf("not measured on a live host: %s = %s gives every socket %s, more than one busy connection may reach here now (%s max %s)",
 				e.key, norm(e.value), size(e.n), strings.TrimPrefix(e.buf, "net.ipv4."), size(e.limit))
 		default:
-			seen[sig] = c.ID
+			seen[sig], seenThere[sigThere] = c.ID, c.ID
 			active = append(active, c)
 		}
 	}
 	return active, nil
+}
+
+// profileDirs is where the profiles' trials run: the first direction
+// this host controls, or every direction with --compare full.
+func (r *runner) profileDirs() []Direction {
+	if r.o.Compare == CompareFull {
+		return r.o.Directions
+	}
+	return r.res.Controllable[:1]
+}
+
+// actsOn is where a setting acts, from its knob's side in the catalogue
+// (a link key by its pattern, link.*.mtu), as plan.On reads it: this
+// host's send side (tcp_wmem, its default congestion control, an
+// interface's transmit queue) on what it sends, forward; its receive
+// side (tcp_rmem, the receive backlog) on what it receives, reverse; the
+// MTU and negotiated options on both; a cap on explicit buffer requests
+// on none. In the lab both ends take every setting. A key the catalogue
+// does not have acts on both.
+func actsOn(key string, bothEnds bool) []Direction {
+	name := key
+	if linkset.Is(key) {
+		name = linkset.Pattern(key)
+	}
+	k, _ := knobs.Lookup("linux", name)
+	return plan.On(k.Acts, bothEnds)
+}
+
+// elsewhere says where c's settings that differ from the current ones
+// and fail there act instead.
+func (r *runner) elsewhere(c *Candidate, there func(string) bool) string {
+	var parts []string
+	for _, s := range c.Settings {
+		if there(s.Key) || norm(r.current[s.Key]) == norm(s.Value) {
+			continue
+		}
+		where := "on no TCP transfer whose buffers autotune"
+		if ds := actsOn(s.Key, r.env.BothEnds()); len(ds) > 0 {
+			where = "only on " + joinDirs(ds)
+		}
+		parts = append(parts, s.Key+" acts "+where)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinDirs(ds []Direction) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = string(d)
+	}
+	return strings.Join(s, " and ")
 }
 
 // perSocket is a buffer every socket takes (a minimum or a default):
@@ -265,26 +328,6 @@ func judge(base, v *Candidate, dirs, judged []Direction, acts map[Direction]bool
 		return false, fmt.Sprintf("rolled back: the choice did not beat the baseline by more than the noise (overlapping trials, or a gain under %.0f%%)", 100*pol.MinGain) + drift
 	}
 	return true, "kept: every verification trial beat every baseline trial in" + better + drift
-}
-
-// actsOn is where each setting acts, written once: this host's send
-// side (tcp_wmem, its default congestion control, an interface's
-// transmit queue) on what it sends, forward; its receive side
-// (tcp_rmem, the receive backlog) on what it receives, reverse;
-// anything else (the MTU: the MSS is the smaller end's; a per-socket
-// congestion control both ends' sockets take) on both. In the lab both
-// ends take every setting, so each acts on both directions.
-func actsOn(key string, bothEnds bool) []Direction {
-	return plan.Acts(knobOf(key), bothEnds)
-}
-
-// knobOf is the plan's knob a sysctl or link key sets ("" for one the
-// table does not name: it acts on both directions).
-func knobOf(key string) plan.Knob {
-	if _, attr, err := linkset.Parse(key); err == nil {
-		return map[string]plan.Knob{"txqueuelen": plan.TxQueue, "mtu": plan.MTU}[attr]
-	}
-	return map[string]plan.Knob{keyWmem: plan.Wmem, keyRmem: plan.Rmem, keyCC: plan.CC, keyBacklog: plan.Backlog}[key]
 }
 
 // acts are the directions some setting that differs between base and v

@@ -825,6 +825,13 @@ func TestActsOn(t *testing.T) {
 		{"link.eth0.mtu", false, []Direction{Forward, Reverse}},
 		{keyWmem, true, []Direction{Forward, Reverse}},
 		{keyRmem, true, []Direction{Forward, Reverse}},
+		// Caps on explicit requests and non-TCP sockets' defaults act on
+		// no transfer whose buffers autotune, in the lab too.
+		{"net.core.wmem_max", false, nil},
+		{"net.core.rmem_default", true, nil},
+		{"net.ipv4.tcp_notsent_lowat", false, []Direction{Forward}},
+		{"net.ipv4.tcp_sack", false, []Direction{Forward, Reverse}},
+		{"net.ipv4.no_such_key", false, []Direction{Forward, Reverse}},
 	} {
 		if got := actsOn(c.key, c.both); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s (both ends %v): %v, want %v", c.key, c.both, got, c.want)
@@ -1663,6 +1670,43 @@ func TestProfilesOnALiveHost(t *testing.T) {
 			why, isUnsafe := unsafe[c.ID]
 			if skip := !both && isUnsafe; (len(c.Trials) == 0) != skip || skip && !strings.HasPrefix(c.Status, "not measured on a live host: "+why) {
 				t.Errorf("lab %v: %s ran %d trials, status %q", both, c.ID, len(c.Trials), c.Status)
+			}
+		}
+	}
+}
+
+// A profile's trial runs only where some setting of it acts, apart from
+// what another trial measures: against a peer (forward measured), seed
+// 004's first set sets tcp_rmem (which acts on what this host
+// receives), tcp_wmem at this host's value and core keys that act on no
+// transfer whose buffers autotune; seed 003 only such core keys.
+// Neither is measured, and each says why. In the lab, where both ends
+// take tcp_rmem, seed 004's is measured.
+func TestProfilesMeasuredWhereTheyAct(t *testing.T) {
+	for _, both := range []bool{false, true} {
+		m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+		m.both, m.peerR, m.peerW = both, 33554432, 33554432
+		for _, k := range []string{"net.core.rmem_max", "net.core.wmem_max", "net.core.rmem_default", "net.core.wmem_default"} {
+			m.values[k] = "212992"
+		}
+		res, err := Run(context.Background(), m, Options{}, quiet{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Candidates {
+			switch {
+			case c.ID == "seed-003":
+				if len(c.Trials) > 0 || c.SameAs != "baseline" || !strings.Contains(c.Status, "net.core.wmem_max acts on no TCP transfer whose buffers autotune") {
+					t.Errorf("lab %v: seed 003 ran %d trials, same as %q: %s", both, len(c.Trials), c.SameAs, c.Status)
+				}
+			case c.ID == "seed-004-set1" && !both:
+				if len(c.Trials) > 0 || !strings.Contains(c.Status, "net.ipv4.tcp_rmem acts only on reverse") {
+					t.Errorf("seed 004 ran %d trials: %s", len(c.Trials), c.Status)
+				}
+			case c.ID == "seed-004-set1":
+				if len(c.Trials) == 0 {
+					t.Errorf("in the lab, seed 004's tcp_rmem acts on forward, yet it was not measured: %s", c.Status)
+				}
 			}
 		}
 	}

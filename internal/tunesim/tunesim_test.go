@@ -207,7 +207,7 @@ func onGrid(c *tune.Candidate) bool {
 
 // Against a peer the choice may be a point that never ran: each
 // direction's full set ran at another point with the same knobs acting
-// there (seed 2 of the stock peer at 2 Gbit/s: reverse's rmem from one
+// there (seed 3 of the stock peer at 2 Gbit/s: reverse's rmem from one
 // point, forward's wmem and control from another). It is still the
 // chosen candidate, with its status, and its verification holds a full
 // set in both directions.
@@ -218,15 +218,15 @@ func TestChoiceComposedOfKeys(t *testing.T) {
 			s = x
 		}
 	}
-	e := New(s, 2)
-	t.Logf("%s, seed 2", s.Name)
+	e := New(s, 3)
+	t.Logf("%s, seed 3", s.Name)
 	res, err := tune.Run(context.Background(), e, tune.Options{Rate: s.Rate}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ch := res.Choice()
 	if ch == res.Baseline() || ch.Runs(tune.Forward) > 0 && ch.Runs(tune.Reverse) > 0 {
-		t.Fatalf("seed 2 no longer composes its choice (%s: %d/%d trials of its own): pick a seed that does", ch.Name, ch.Runs(tune.Forward), ch.Runs(tune.Reverse))
+		t.Fatalf("seed 3 no longer composes its choice (%s: %d/%d trials of its own): pick a seed that does", ch.Name, ch.Runs(tune.Forward), ch.Runs(tune.Reverse))
 	}
 	if !strings.HasPrefix(ch.Status, "chosen") {
 		t.Errorf("the choice %s has status %q", ch.Name, ch.Status)
