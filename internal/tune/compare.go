@@ -231,7 +231,7 @@ func actsOn(key string, bothEnds bool) []Direction {
 }
 
 // elsewhere says where c's settings that differ from the current ones
-// and fail there act instead.
+// but do not act there (where its trials run) act instead.
 func (r *runner) elsewhere(c *Candidate, there func(string) bool) string {
 	var parts []string
 	for _, s := range c.Settings {
