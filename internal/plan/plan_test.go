@@ -932,4 +932,3 @@ func TestTheSendersSideSeenFromTheReceiver(t *testing.T) {
 		t.Errorf("held in every trial: ceiling %.3g, want 0.5 of the path", c)
 	}
 }
-
