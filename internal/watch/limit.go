@@ -9,11 +9,16 @@ import (
 // samples, from the one attribution bench, serve and tune use: the
 // sender's view where the socket sent data in it, the receiver's where
 // it only received; ok is false for a socket that moved nothing (or
-// has no TCP_INFO in either sample).
-func judge(prev, cur sockdiag.Socket, dt float64) (attrib.Result, bool) {
+// has no TCP_INFO in either sample). A sender's RTT and bytes in flight
+// are the means of the samples within the interval where there were
+// any (v), else cur's.
+func judge(prev, cur sockdiag.Socket, dt float64, v *seen) (attrib.Result, bool) {
 	in, ok := input(prev, cur, dt)
 	if !ok {
 		return attrib.Result{}, false
+	}
+	if in.From != attrib.FromReceiver {
+		v.apply(&in)
 	}
 	return attrib.Judge(in), true
 }

@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/metricsrv"
 	"github.com/tcptune/tcptune/internal/procnet"
+	"github.com/tcptune/tcptune/internal/sockdiag"
+	"github.com/tcptune/tcptune/internal/sockopt"
 )
 
 // counting is a source whose PruneCalled grows by 5 a sample.
@@ -25,12 +28,14 @@ func TestRunEmitsCountIntervals(t *testing.T) {
 	n := 0
 	var got []Report
 	err := Run(context.Background(), counting{&n}, time.Millisecond, 3, func(r Report) error { got = append(got, r); return nil })
-	if err != nil || len(got) != 3 || n != 4 {
+	// A sample that costs nothing leaves room for ten per interval: the
+	// first, then ten in each of three intervals.
+	if err != nil || len(got) != 3 || n != 31 {
 		t.Fatalf("err %v, %d reports from %d samples", err, len(got), n)
 	}
 	for _, r := range got {
-		if r.Seconds != 1 {
-			t.Errorf("interval %g s, want the samples' 1 s", r.Seconds)
+		if r.Seconds != 10 {
+			t.Errorf("interval %g s, want the samples' 10 s", r.Seconds)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -73,5 +78,62 @@ func TestServeMetricsOnLoopback(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	if !strings.Contains(string(body), "PruneCalled") && !strings.Contains(string(body), "prune") {
 		t.Fatalf("metrics:\n%.2000s", body)
+	}
+}
+
+// The samples within an interval cost at most 2% of it: ten where a
+// sample is cheap, fewer where a host's dump takes long, always the
+// interval's end.
+func TestSamplesPer(t *testing.T) {
+	for _, c := range []struct {
+		interval, cost time.Duration
+		want           int
+	}{
+		{time.Second, 0, 10},
+		{time.Second, time.Millisecond, 10},
+		{time.Second, 5 * time.Millisecond, 4},
+		{time.Second, 50 * time.Millisecond, 1},
+		{100 * time.Millisecond, time.Millisecond, 2},
+	} {
+		if got := samplesPer(c.interval, c.cost); got != c.want {
+			t.Errorf("samplesPer(%v, %v) = %d, want %d", c.interval, c.cost, got, c.want)
+		}
+	}
+}
+
+// A receiver-window-bound sender whose RTT a stall stretched just before
+// the interval's end (20.5 ms → 24.6 ms in the last sample only): from
+// the last sample alone the path reads full; over the interval's ten
+// samples only one showed a queue, and the window holds it.
+func TestVerdictOverTheInterval(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	sock := func(rtt uint32, segs uint32, busyS float64) sockdiag.Socket {
+		return sockdiag.Socket{Local: here, Remote: peer, Cookie: 1, State: "ESTAB", Info: &sockopt.TCPInfo{
+			SndMSS: 1448, RcvMSS: 536, RTT: rtt, MinRTT: 20400, SndCwnd: 400, SndSsthresh: 0x7fffffff, SndWnd: 258e3,
+			Unacked: 179, BusyTime: uint64(busyS * 1e6), RwndLimited: uint64(0.85 * busyS * 1e6),
+			BytesSent: uint64(segs) * 1448, BytesAcked: uint64(segs) * 1448, Delivered: segs, DataSegsOut: segs}}
+	}
+	prev := Sample{Time: t0, Sockets: []sockdiag.Socket{sock(20500, 0, 0)}}
+	ev := Evidence{}
+	var cur Sample
+	for k := 1; k <= 10; k++ {
+		rtt := uint32(20500)
+		if k == 10 {
+			rtt = 24600
+		}
+		cur = Sample{Time: t0.Add(time.Duration(k) * 100 * time.Millisecond), Sockets: []sockdiag.Socket{sock(rtt, uint32(742*k), 0.1*float64(k))}}
+		ev.Add(cur)
+	}
+	limit := func(r Report) attrib.Limit {
+		if len(r.Sockets) != 1 || r.Sockets[0].Limit == nil {
+			t.Fatalf("no verdict: %+v", r.Sockets)
+		}
+		return r.Sockets[0].Limit.Limit
+	}
+	if l := limit(Diff(prev, cur)); l != attrib.PathFull {
+		t.Fatalf("from the last sample alone: %s, want the stall read as a full path (the case this guards)", l)
+	}
+	if l := limit(DiffOver(prev, cur, ev)); l != attrib.ReceiverWindow {
+		t.Errorf("over the interval's samples: %s, want receiver-window", l)
 	}
 }

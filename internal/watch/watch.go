@@ -177,7 +177,11 @@ type Report struct {
 }
 
 // Diff builds the report of cur against prev.
-func Diff(prev, cur Sample) Report {
+func Diff(prev, cur Sample) Report { return DiffOver(prev, cur, nil) }
+
+// DiffOver builds the report of cur against prev, with the verdicts
+// reading ev, the samples taken within the interval (nil: cur alone).
+func DiffOver(prev, cur Sample, ev Evidence) Report {
 	dt := cur.Time.Sub(prev.Time).Seconds()
 	if dt <= 0 {
 		dt = 1e-9
@@ -193,7 +197,7 @@ func Diff(prev, cur Sample) Report {
 			us := dt * 1e6
 			row.RwndLimited = min(float64(sub(s.Info.RwndLimited, p.Info.RwndLimited))/us, 1)
 			row.SndbufLimited = min(float64(sub(s.Info.SndbufLimited, p.Info.SndbufLimited))/us, 1)
-			if l, ok := judge(p, s, dt); ok {
+			if l, ok := judge(p, s, dt, ev[s.Key()]); ok {
 				row.Limit = &l
 			}
 		}
