@@ -1,7 +1,6 @@
 package tune
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -154,6 +153,9 @@ func (r *runner) profilePoints(active []*Candidate) []sampled {
 // them all to the result; it returns those to run.
 func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 	var active []*Candidate
+	// seen: a whole signature's candidate; seenThere: that of the
+	// settings acting where the trials run ("" none differs: the
+	// baseline's trials measure it).
 	seen, seenThere := map[string]string{}, map[string]string{"": "baseline"}
 	for _, c := range r.res.Candidates {
 		seen[c.signature(r.current)] = c.ID
@@ -192,7 +194,11 @@ func (r *runner) prepare(cands []*Candidate) ([]*Candidate, error) {
 			// Its trials would measure what another's measure: what it
 			// sets beyond acts elsewhere, or on no TCP transfer.
 			c.SameAs = seenThere[sigThere]
-			c.Status = fmt.Sprintf("not measured: where its trials would run (%s) it sets what %s: %s", joinDirs(dirs), cmp.Or(map[string]string{"baseline": "the current settings set"}[c.SameAs], c.SameAs+" sets"), r.elsewhere(c, there))
+			same := c.SameAs + " sets"
+			if c.SameAs == "baseline" {
+				same = "the current settings set"
+			}
+			c.Status = fmt.Sprintf("not measured: where its trials would run (%s) it sets what %s: %s", joinDirs(dirs), same, r.elsewhere(c, there))
 		case !r.env.BothEnds() && e.n > 0:
 			c.Status = fmt.Sprintf("not measured on a live host: %s = %s gives every socket %s, more than one busy connection may reach here now (%s max %s)",
 				e.key, norm(e.value), size(e.n), strings.TrimPrefix(e.buf, "net.ipv4."), size(e.limit))
