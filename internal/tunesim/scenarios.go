@@ -23,5 +23,6 @@ var Scenarios = []Scenario{
 	{Name: "lab 10G×10ms, jumbo path, a core", Rate: 10e9, RTT: 10 * time.Millisecond, Queue: 1, Both: true, Rmem: defRmem, Wmem: defWmem, CC: "cubic", CPUCap: 5e9, PathMTU: 9000},
 	{Name: "lab 100M×10ms, defaults fill it", Rate: 100e6, RTT: 10 * time.Millisecond, Queue: 1, Both: true, Rmem: defRmem, Wmem: defWmem, CC: "cubic"},
 	{Name: "stock peer 2G×25ms, cubic, queue 0.5 BDP", Rate: 2e9, RTT: 25 * time.Millisecond, Queue: 0.5, Stock: true, PeerRmem: 32 * mib, PeerWmem: 32 * mib, Rmem: defRmem, Wmem: defWmem, CC: "cubic"},
+	{Name: "stock peer 2G×25ms, cubic, queue 0.5 BDP, maxima at 32 MiB", Rate: 2e9, RTT: 25 * time.Millisecond, Queue: 0.5, Stock: true, PeerRmem: 32 * mib, PeerWmem: 32 * mib, Rmem: 32 * mib, Wmem: 32 * mib, CC: "cubic"},
 	{Name: "stock peer 1G×50ms, its send buffer holds reverse", Rate: 1e9, RTT: 50 * time.Millisecond, Queue: 1, Stock: true, PeerRmem: 32 * mib, PeerWmem: defWmem, Rmem: defRmem, Wmem: defWmem, CC: "cubic"},
 }
