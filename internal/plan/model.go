@@ -216,10 +216,7 @@ func (m Model) dropHeld(o Obs, pol Policy) bool {
 
 // ownBuffer reports whether o's verdict names a buffer of this host
 // that acts on o's direction.
-func (m Model) ownBuffer(o Obs) bool {
-	l := o.limit()
-	return l == attrib.ReceiverWindow && acts(Rmem, o.Dir, m.BothEnds) || l == attrib.SendBuffer && acts(Wmem, o.Dir, m.BothEnds)
-}
+func (m Model) ownBuffer(o Obs) bool { return o.ownBuffer(m.BothEnds) }
 
 // roomLeft reports whether o's payload in flight stayed short of the
 // prior's share of its send buffer by more than MaxTol (unknown: no).

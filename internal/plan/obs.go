@@ -54,6 +54,35 @@ func (o Obs) limit() attrib.Limit {
 	return o.Limit
 }
 
+// ownBuffer reports whether o's verdict names a buffer of this host
+// that acts on o's direction.
+func (o Obs) ownBuffer(bothEnds bool) bool {
+	l := o.limit()
+	return l == attrib.ReceiverWindow && acts(Rmem, o.Dir, bothEnds) || l == attrib.SendBuffer && acts(Wmem, o.Dir, bothEnds)
+}
+
+// Settled reports whether set, a full set's trials so far in one
+// direction, decides it before its last trial: two or more, each held
+// by a buffer of this host acting there, without a retransmit or a drop
+// of this host's queues, within MinTol of each other. A window a buffer
+// holds short of the path overflows no queue, so it has one mode, which
+// two trials that agree have shown; a flow that fills the path or that
+// its congestion window holds may have two (cubic's behind a shallow
+// queue), and its set runs every trial.
+func Settled(set []Obs, bothEnds bool, pol Policy) bool {
+	if len(set) < 2 {
+		return false
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, o := range set {
+		if !o.ownBuffer(bothEnds) || o.Retransmits > 0 || o.Drops || o.Recovering {
+			return false
+		}
+		lo, hi = min(lo, o.Rate), max(hi, o.Rate)
+	}
+	return hi <= lo*(1+pol.MinTol)
+}
+
 // mode is the limit o's rate belongs to among its set's: its limit,
 // except that a lossless flow that kept the path's BDP (bytes) in flight
 // and fell short was not held by its window but by noise or a flow

@@ -932,3 +932,41 @@ func TestTheSendersSideSeenFromTheReceiver(t *testing.T) {
 		t.Errorf("held in every trial: ceiling %.3g, want 0.5 of the path", c)
 	}
 }
+
+// A full set stops early only where its trials so far have one mode: a
+// buffer of this host that acts there held them, without a loss, and
+// they agree within MinTol.
+func TestSettled(t *testing.T) {
+	pol := DefaultPolicy(3, 5*time.Second, time.Second, 50*time.Millisecond)
+	held := func(d Direction, l attrib.Limit, rate float64) Obs {
+		return Obs{Dir: d, Kind: Full, Rate: rate, Limit: l}
+	}
+	sb, rw := attrib.SendBuffer, attrib.ReceiverWindow
+	lossy := held(Forward, sb, 100)
+	lossy.Retransmits = 4
+	dropped := held(Forward, sb, 100)
+	dropped.Drops = true
+	unknown := held(Reverse, rw, 100)
+	unknown.Retransmits = -1 // a stock peer's reverse: the receiver's view
+	for _, c := range []struct {
+		name string
+		set  []Obs
+		both bool
+		want bool
+	}{
+		{"two the send buffer held, 1% apart", []Obs{held(Forward, sb, 100), held(Forward, sb, 101)}, false, true},
+		{"one trial", []Obs{held(Forward, sb, 100)}, false, false},
+		{"5% apart", []Obs{held(Forward, sb, 100), held(Forward, sb, 105)}, false, false},
+		{"one lost", []Obs{held(Forward, sb, 100), lossy}, false, false},
+		{"this host's queue dropped", []Obs{held(Forward, sb, 100), dropped}, false, false},
+		{"the path filled", []Obs{held(Forward, attrib.PathFull, 100), held(Forward, attrib.PathFull, 100)}, false, false},
+		{"a congestion window held", []Obs{held(Forward, attrib.Network, 100), held(Forward, attrib.Network, 100)}, false, false},
+		{"this host's window, from its receiver's view", []Obs{unknown, held(Reverse, rw, 101)}, false, true},
+		{"the peer's send buffer (reverse, against a peer)", []Obs{held(Reverse, sb, 100), held(Reverse, sb, 100)}, false, false},
+		{"either buffer, in the lab", []Obs{held(Reverse, sb, 100), held(Reverse, sb, 100)}, true, true},
+	} {
+		if got := Settled(c.set, c.both, pol); got != c.want {
+			t.Errorf("%s: settled %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -224,6 +224,7 @@ func TestBudgetBounds(t *testing.T) {
 		t.Errorf("a 60 s budget at 50 ms: %v after %d trials", err, m.trials)
 	}
 	m = newModel(1e9, 50*time.Millisecond, "4096 131072 4194304", "4096 16384 4194304")
+	m.randomLoss = 1e-5 // the baseline's trials lose: its full set runs every trial
 	res, err := Run(context.Background(), m, Options{Budget: 77 * time.Second}, quiet{})
 	if err != nil {
 		t.Fatal(err)

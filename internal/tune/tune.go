@@ -554,6 +554,10 @@ loop:
 			}
 			t.Screening, t.planned = n == 1, spec.Time
 			c.Trials = append(c.Trials, t)
+			if i+1 < n && r.settled(c.Trials, d) {
+				r.pr.Stage("%s, %s: %d trials held by this host's buffer without a loss, within %.0f%%: one mode, the set stops here", c.Name, d, i+1, 100*r.policy().MinTol)
+				break
+			}
 		}
 	}
 	if uerr := undo(); uerr != nil {
@@ -561,6 +565,18 @@ loop:
 	}
 	c.summarize(r.o.Directions, r.res.Controllable)
 	return err
+}
+
+// settled reports whether the full set's trials in d so far decide it
+// (plan.Settled).
+func (r *runner) settled(ts []Trial, d Direction) bool {
+	var set []plan.Obs
+	for _, t := range ts {
+		if t.Direction == d && !t.Screening {
+			set = append(set, observation(t, plan.Point{}, plan.Full))
+		}
+	}
+	return plan.Settled(set, r.env.BothEnds(), r.policy())
 }
 
 // trialCount says how many trials a direction gets.

@@ -452,8 +452,10 @@ func TestSearchSendBufferLimited(t *testing.T) {
 	if refs < 4 {
 		t.Errorf("%d reference profiles measured", refs)
 	}
-	// A full set is three trials a direction (no early stop: two that
-	// agree say nothing of a second mode).
+	// A full set is three trials a direction (two that fill the path
+	// say nothing of a second mode), but for one whose first two the
+	// send buffer held without a loss and within 3%: a window a buffer
+	// holds short of the path has one mode (the baseline's).
 	for _, c := range []*Candidate{res.Baseline(), res.Verify} {
 		for _, d := range []Direction{Forward, Reverse} {
 			var bps []float64
@@ -462,8 +464,8 @@ func TestSearchSendBufferLimited(t *testing.T) {
 					bps = append(bps, tr.BitsPerSecond)
 				}
 			}
-			if len(bps) != 3 {
-				t.Errorf("%s %s: trials %v", c.ID, d, bps)
+			if want := map[bool]int{true: 2, false: 3}[c.Baseline]; len(bps) != want {
+				t.Errorf("%s %s: trials %v, want %d", c.ID, d, bps, want)
 			}
 		}
 	}
