@@ -139,8 +139,7 @@ func (m Model) overfills(o Obs, pol Policy) bool {
 // MTU: the rate of the trials the sender's side held and their share (the
 // others carried more), from the least buffers such a trial of a sampled
 // key saw it hold at (a loss-based control's window holds no flow its
-// buffers hold under the BDP plus the bottleneck's queue: it overflows
-// no queue to lose in). A pacing
+// buffers hold under the BDP: it builds no queue to lose in). A pacing
 // control that overfilled (one trial says so) is held at what those trials
 // carried, from their payload to Gain + 1 BDPs.
 func (m *Model) windows(obs []Obs, pol Policy) {

@@ -133,11 +133,11 @@ func (s Scenario) flowOf(t truth, p point, early float64) flow {
 				rate, bind, lossy = c, "cwnd", true
 			}
 		}
-		if s.Queue < 1 && bind == "path" && limit > bdp+q && early < t.earlyExit*(1-s.Queue) {
-			// Out of slow start early behind a shallow queue; cubic's
-			// growth then takes longer than a trial. Only a window the
-			// buffers let past the BDP and the queue overflows it: one
-			// they clamp between the two fills the path without a loss.
+		if s.Queue < 1 && bind == "path" && early < t.earlyExit*(1-s.Queue) {
+			// Out of slow start early behind a shallow queue (HyStart:
+			// unpaced slow start's bursts raise the RTT), even where the
+			// buffers clamp the window just over the BDP; cubic's growth
+			// then takes longer than a trial.
 			rate, bind = rate*(0.55+0.3*s.Queue), "cwnd"
 		}
 	}

@@ -46,13 +46,14 @@ func TestTruth(t *testing.T) {
 	if lo.bps >= 0.8*hi.bps || hi.bps < 0.99*g {
 		t.Errorf("cubic's modes: %.0f and %.0f of %.0f", lo.bps, hi.bps, g)
 	}
-	// A window the buffers clamp between the BDP and the BDP plus the
-	// queue fills the path in either mode: nothing overflows (the lab,
-	// 2 Gbit/s × 25 ms behind half a BDP: a 12 MiB tcp_rmem at the
-	// receiver carries 1.89 Gbit/s without a retransmit, 14 MiB loses).
+	// A window the buffers clamp just over the BDP does not escape the
+	// slow mode: unpaced cubic leaves slow start early without a loss
+	// (the lab, 2 Gbit/s × 25 ms behind half a BDP, the sender's cubic
+	// from its first packet: a 12 MiB tcp_rmem at the receiver read
+	// 1233–1930 Mbit/s, three of four tests slow, no retransmit).
 	clamp := int64(1.1 * e.s.bdp(g) / e.t.recvShare)
-	if f := e.s.flowOf(e.t, point{rcv: clamp, snd: 64 * mib, cc: "cubic", mtu: 1500, parallel: 1}, 0); f.bps < 0.99*g || f.retransmits != 0 {
-		t.Errorf("cubic's window clamped at 1.1 BDP behind 0.2 BDP: %+v", f)
+	if f := e.s.flowOf(e.t, point{rcv: clamp, snd: 64 * mib, cc: "cubic", mtu: 1500, parallel: 1}, 0); f.bps >= 0.8*g {
+		t.Errorf("cubic's window clamped at 1.1 BDP behind 0.2 BDP, early: %+v", f)
 	}
 	// A buffer's share is the seed's, not the model's 0.65/0.80.
 	shares := map[float64]bool{}
@@ -215,7 +216,7 @@ func onGrid(c *tune.Candidate) bool {
 
 // Against a peer the choice may be a point that never ran: each
 // direction's full set ran at another point with the same knobs acting
-// there (seed 8 of the stock peer at 2 Gbit/s: reverse's rmem from one
+// there (seed 2 of the stock peer at 2 Gbit/s: reverse's rmem from one
 // point, forward's wmem and control from another). It is still the
 // chosen candidate, with its status, and its verification holds a full
 // set in both directions.
@@ -227,7 +228,7 @@ func TestChoiceComposedOfKeys(t *testing.T) {
 			break
 		}
 	}
-	const seed = 8
+	const seed = 2
 	e := New(s, seed)
 	t.Logf("%s, seed %d", s.Name, seed)
 	res, err := tune.Run(context.Background(), e, tune.Options{Rate: s.Rate}, quiet{})
