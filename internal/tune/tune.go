@@ -579,9 +579,10 @@ func (r *runner) settled(ts []Trial, d Direction) bool {
 	return plan.Settled(set, r.env.BothEnds(), r.policy())
 }
 
-// trialCount says how many trials a direction gets.
+// trialCount says how many trials a direction gets: up to --trials
+// (two where a buffer of this host held both alike: settled).
 func (r *runner) trialCount() string {
-	return fmt.Sprintf("%d trials", r.o.Trials)
+	return fmt.Sprintf("up to %d trials", r.o.Trials)
 }
 
 // noteDrops records, the first time, that this host's queues dropped
