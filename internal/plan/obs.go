@@ -64,11 +64,14 @@ func (o Obs) ownBuffer(bothEnds bool) bool {
 // Settled reports whether set, a full set's trials so far in one
 // direction, decides it before its last trial: two or more, each held
 // by a buffer of this host acting there, without a retransmit or a drop
-// of this host's queues, within MinTol of each other. A window a buffer
-// holds short of the path overflows no queue, so it has one mode, which
-// two trials that agree have shown; a flow that fills the path or that
-// its congestion window holds may have two (cubic's behind a shallow
-// queue), and its set runs every trial.
+// of this host's queues, within MinTol of each other. What a buffer
+// holds short of the path is the buffer's figure (its window over the
+// RTT), which two trials that agree have measured. A flow that fills the
+// path or that its congestion window holds may have two modes (cubic's
+// behind a shallow queue), and its set runs every trial; a buffer-held
+// set that stops may miss a slower mode its congestion window has
+// there at times (cubic leaving slow start early under the clamp), so
+// it rates the setting at the buffer's figure.
 func Settled(set []Obs, bothEnds bool, pol Policy) bool {
 	if len(set) < 2 {
 		return false

@@ -933,9 +933,9 @@ func TestTheSendersSideSeenFromTheReceiver(t *testing.T) {
 	}
 }
 
-// A full set stops early only where its trials so far have one mode: a
-// buffer of this host that acts there held them, without a loss, and
-// they agree within MinTol.
+// A full set stops early only where its trials so far measured a
+// buffer's figure: a buffer of this host that acts there held them,
+// without a loss, and they agree within MinTol.
 func TestSettled(t *testing.T) {
 	pol := DefaultPolicy(3, 5*time.Second, time.Second, 50*time.Millisecond)
 	held := func(d Direction, l attrib.Limit, rate float64) Obs {

@@ -555,7 +555,7 @@ loop:
 			t.Screening, t.planned = n == 1, spec.Time
 			c.Trials = append(c.Trials, t)
 			if i+1 < n && r.settled(c.Trials, d) {
-				r.pr.Stage("%s, %s: %d trials held by this host's buffer without a loss, within %.0f%%: one mode, the set stops here", c.Name, d, i+1, 100*r.policy().MinTol)
+				r.pr.Stage("%s, %s: %d trials held by this host's buffer without a loss, within %.0f%%: the buffer's figure, the set stops here", c.Name, d, i+1, 100*r.policy().MinTol)
 				break
 			}
 		}

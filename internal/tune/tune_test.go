@@ -454,8 +454,8 @@ func TestSearchSendBufferLimited(t *testing.T) {
 	}
 	// A full set is three trials a direction (two that fill the path
 	// say nothing of a second mode), but for one whose first two the
-	// send buffer held without a loss and within 3%: a window a buffer
-	// holds short of the path has one mode (the baseline's).
+	// send buffer held without a loss and within 3%: they measured the
+	// buffer's figure (the baseline's).
 	for _, c := range []*Candidate{res.Baseline(), res.Verify} {
 		for _, d := range []Direction{Forward, Reverse} {
 			var bps []float64
