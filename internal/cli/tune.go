@@ -114,7 +114,7 @@ TERM, HUP or a closed output. docs/tune.md has the whole of it.`,
 	fs.StringVar(&name, "name", "", "lab link name (default tunePID)")
 	fs.StringVar(&peer, "peer", "", "tune this host against the tcptune or iperf3 server at HOST")
 	flagx.IntVarP(fs, &port, "port", "p", 5201, 1, 65535, "a port", "the server's port")
-	flagx.IntVarP(fs, &trials, "trials", "", 3, 2, 50, "trials", "trials per direction in a full set (the baseline's, and the choice's: its verification); two where a buffer of this host held both alike")
+	flagx.IntVarP(fs, &trials, "trials", "", 3, 2, 50, "trials", "trials per direction in a full set (the baseline's, and the choice's: its verification); two where a buffer of this host, or the path filled by a pacing control, held both alike")
 	flagx.SecondsVarP(fs, &dur, "time", "t", 5*time.Second, time.Second, time.Hour, false, "measured seconds per trial (fractions allowed)")
 	flagx.SecondsVarP(fs, &omit, "omit", "O", 0, 0, time.Minute, true, "seconds of slow start omitted per trial, fractions allowed (0 = max(1 s, 10 × RTT))")
 	fs.BoolVar(&force, "force", false, "search even when the baseline already fills the path")

@@ -41,6 +41,9 @@ type Obs struct {
 	Seconds     float64
 	Core        bool // a core of this host ran flat out
 	Drops       bool // this host's queues dropped packets
+	// Control is the sender's congestion control where known ("": a
+	// peer's own default).
+	Control string
 }
 
 // limit is what the model takes o's limit for: the attribution's,
@@ -62,23 +65,33 @@ func (o Obs) ownBuffer(bothEnds bool) bool {
 }
 
 // Settled reports whether set, a full set's trials so far in one
-// direction, decides it before its last trial: two or more, each held
-// by a buffer of this host acting there, without a retransmit or a drop
-// of this host's queues, within MinTol of each other. What a buffer
-// holds short of the path is the buffer's figure (its window over the
-// RTT), which two trials that agree have measured. A flow that fills the
-// path or that its congestion window holds may have two modes (cubic's
-// behind a shallow queue), and its set runs every trial; a buffer-held
-// set that stops may miss a slower mode its congestion window has
-// there at times (cubic leaving slow start early under the clamp), so
-// it rates the setting at the buffer's figure.
+// direction, decides it before its last trial: two or more within
+// MinTol of each other, none with a retransmit, a drop of this host's
+// queues or a recovery, each held by a figure chance does not move:
+//   - a buffer of this host acting there: what it holds short of the
+//     path is its window over the RTT (a stock peer's reverse, seen
+//     from this receiver, counts no retransmits);
+//   - the path, filled by a pacing control (Obs.Control): what it holds
+//     is the path's goodput, which no later trial exceeds, and a pacing
+//     control that lost nothing kept its rate at the bottleneck it
+//     measures.
+//
+// A flow that a congestion window holds, or that filled the path with a
+// control cutting its window at each loss (cubic, which behind a shallow
+// queue has two modes), or with loss (a pacing control overfilling a
+// queue, whose response to the loss varies), or whose sender's control
+// is unknown (a peer's own), runs every trial. A buffer-held set that
+// stops may miss a slower mode its congestion window has there at times
+// (cubic leaving slow start early under the clamp), so it rates the
+// setting at the buffer's figure.
 func Settled(set []Obs, bothEnds bool, pol Policy) bool {
 	if len(set) < 2 {
 		return false
 	}
 	lo, hi := math.Inf(1), 0.0
 	for _, o := range set {
-		if !o.ownBuffer(bothEnds) || o.Retransmits > 0 || o.Drops || o.Recovering {
+		fixed := o.ownBuffer(bothEnds) || o.limit() == attrib.PathFull && Paces(o.Control)
+		if !fixed || o.Retransmits > 0 || o.Drops || o.Recovering {
 			return false
 		}
 		lo, hi = min(lo, o.Rate), max(hi, o.Rate)

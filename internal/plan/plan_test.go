@@ -948,6 +948,13 @@ func TestSettled(t *testing.T) {
 	dropped.Drops = true
 	unknown := held(Reverse, rw, 100)
 	unknown.Retransmits = -1 // a stock peer's reverse: the receiver's view
+	full := func(cc string, rate float64, retrans int64) Obs {
+		o := held(Forward, attrib.PathFull, rate)
+		o.Control, o.Retransmits = cc, retrans
+		return o
+	}
+	recovering := full("bbr", 100, 0)
+	recovering.Recovering = true
 	for _, c := range []struct {
 		name string
 		set  []Obs
@@ -959,7 +966,13 @@ func TestSettled(t *testing.T) {
 		{"5% apart", []Obs{held(Forward, sb, 100), held(Forward, sb, 105)}, false, false},
 		{"one lost", []Obs{held(Forward, sb, 100), lossy}, false, false},
 		{"this host's queue dropped", []Obs{held(Forward, sb, 100), dropped}, false, false},
-		{"the path filled", []Obs{held(Forward, attrib.PathFull, 100), held(Forward, attrib.PathFull, 100)}, false, false},
+		{"the path filled by an unknown control (a peer's own)", []Obs{held(Forward, attrib.PathFull, 100), held(Forward, attrib.PathFull, 100)}, false, false},
+		{"the path filled by cubic (two modes behind a shallow queue)", []Obs{full("cubic", 100, 0), full("cubic", 100, 0)}, false, false},
+		{"the path filled by bbr", []Obs{full("bbr", 100, 0), full("bbr", 101, 0)}, false, true},
+		{"the path filled by bbr, lossy (overfilling a queue)", []Obs{full("bbr", 100, 4000), full("bbr", 101, 6000)}, false, false},
+		{"the path filled by bbr, 4% apart", []Obs{full("bbr", 100, 0), full("bbr", 104, 0)}, false, false},
+		{"the path filled by bbr, one in recovery", []Obs{full("bbr", 100, 0), recovering}, false, false},
+		{"the buffer, then the path filled by bbr, 2% apart", []Obs{held(Forward, sb, 100), full("bbr", 102, 0)}, false, true},
 		{"a congestion window held", []Obs{held(Forward, attrib.Network, 100), held(Forward, attrib.Network, 100)}, false, false},
 		{"this host's window, from its receiver's view", []Obs{unknown, held(Reverse, rw, 101)}, false, true},
 		{"the peer's send buffer (reverse, against a peer)", []Obs{held(Reverse, sb, 100), held(Reverse, sb, 100)}, false, false},

@@ -51,7 +51,7 @@ func (r *Result) rows() [][]string {
 func WriteText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "\ntcptune tune: %s\n", r.Env)
 	fmt.Fprintf(w, "RTT %s (the minimum of a short test's connections), rate %s (%s), BDP %s\n", units.FormatDuration(r.RTT), rate(r.Rate), r.RateSource, size(r.BDP))
-	fmt.Fprintf(w, "full sets of %d trials of %g s per direction (the baseline's, and the choice's: its verification; two where a buffer of this host held both alike), one trial to screen a point (%g s of slow start omitted each)\n", r.Options.Trials, r.Options.TimeS, r.Options.OmitS)
+	fmt.Fprintf(w, "full sets of %d trials of %g s per direction (the baseline's, and the choice's: its verification; two where a buffer of this host, or the path under a pacing control, held both alike), one trial to screen a point (%g s of slow start omitted each)\n", r.Options.Trials, r.Options.TimeS, r.Options.OmitS)
 	fmt.Fprintf(w, "throughput is the payload the kernel counted as delivered: %s\n\n", r.CountedBy())
 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

@@ -555,7 +555,11 @@ loop:
 			t.Screening, t.planned = n == 1, spec.Time
 			c.Trials = append(c.Trials, t)
 			if i+1 < n && r.settled(c.Trials, d) {
-				r.pr.Stage("%s, %s: %d trials held by this host's buffer without a loss, within %.0f%%: the buffer's figure, the set stops here", c.Name, d, i+1, 100*r.policy().MinTol)
+				what := "held by this host's buffer without a loss: the buffer's figure"
+				if t.Limit == string(attrib.PathFull) {
+					what = fmt.Sprintf("filled the path with %s without a loss: the path's figure", r.control(t))
+				}
+				r.pr.Stage("%s, %s: %d trials within %.0f%% %s, the set stops here", c.Name, d, i+1, 100*r.policy().MinTol, what)
 				break
 			}
 		}
@@ -573,14 +577,30 @@ func (r *runner) settled(ts []Trial, d Direction) bool {
 	var set []plan.Obs
 	for _, t := range ts {
 		if t.Direction == d && !t.Screening {
-			set = append(set, observation(t, plan.Point{}, plan.Full))
+			o := observation(t, plan.Point{}, plan.Full)
+			o.Control = r.control(t)
+			set = append(set, o)
 		}
 	}
 	return plan.Settled(set, r.env.BothEnds(), r.policy())
 }
 
+// control is the congestion control t's sender ran: the trial's -C, else
+// this host's default where its control acts on t's direction; "" where
+// it is a peer's own default.
+func (r *runner) control(t Trial) string {
+	if t.Congestion != "" {
+		return t.Congestion
+	}
+	if slices.Contains(plan.Acts(plan.CC, r.env.BothEnds()), t.Direction) {
+		return r.congestion()
+	}
+	return ""
+}
+
 // trialCount says how many trials a direction gets: up to --trials
-// (two where a buffer of this host held both alike: settled).
+// (two where a buffer of this host, or the path under a pacing control,
+// held both alike: settled).
 func (r *runner) trialCount() string {
 	return fmt.Sprintf("up to %d trials", r.o.Trials)
 }

@@ -472,6 +472,36 @@ func TestSearchSendBufferLimited(t *testing.T) {
 	restored(t, m, start)
 }
 
+func TestSearchPacedPathFullStopsAtTwo(t *testing.T) {
+	// A BBR host: the choice fills the path without a loss, the path's
+	// figure, which two trials that agree measure; on a cubic host (the
+	// test above) the same set runs all three (cubic's two modes).
+	m := newModel(1e9, 50*time.Millisecond, "4096 131072 33554432", "4096 16384 4194304")
+	m.values[keyCC] = "bbr"
+	res, err := Run(context.Background(), m, Options{}, quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sane(t, res, m)
+	if !res.Kept || res.Verify == nil {
+		t.Fatalf("kept %v: %s", res.Kept, res.Why)
+	}
+	for _, d := range []Direction{Forward, Reverse} {
+		var n int
+		for _, tr := range res.Verify.Trials {
+			if tr.Direction == d {
+				if tr.Limit != string(attrib.PathFull) || tr.Retransmits != 0 {
+					t.Errorf("%s: a trial %s with %d retransmits", d, tr.Limit, tr.Retransmits)
+				}
+				n++
+			}
+		}
+		if n != 2 {
+			t.Errorf("%s: %d verification trials, want 2", d, n)
+		}
+	}
+}
+
 func TestSearchReceiverWindowLimited(t *testing.T) {
 	m := newModel(1e9, 50*time.Millisecond, "4096 131072 1048576", "4096 16384 16777216")
 	start := snapshotValues(m)

@@ -242,7 +242,7 @@ func TestChoiceComposedOfKeys(t *testing.T) {
 	if !strings.HasPrefix(ch.Status, "chosen") {
 		t.Errorf("the choice %s has status %q", ch.Name, ch.Status)
 	}
-	if v := res.Verify; v == nil || v.Runs(tune.Forward) < 3 || v.Runs(tune.Reverse) < 3 {
+	if v := res.Verify; v == nil || v.Runs(tune.Forward) < 2 || v.Runs(tune.Reverse) < 2 { // a full set: two where settled
 		t.Errorf("verification %+v", v)
 	}
 }
