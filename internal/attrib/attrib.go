@@ -31,16 +31,20 @@ const (
 
 // Input is what the sender's side observed over the measured period.
 type Input struct {
-	WallUS        uint64  // measured period, µs
-	BusyUS        uint64  // Δ tcpi_busy_time
-	RwndLimitedUS uint64  // Δ tcpi_rwnd_limited
-	SndbufLimitUS uint64  // Δ tcpi_sndbuf_limited
-	SndWnd        uint64  // peer's advertised window (bytes), largest seen
-	SndBuf        uint64  // sender's SO_SNDBUF (sk_sndbuf) at the end
-	CwndBytes     uint64  // largest cwnd × MSS
-	RTTUS         uint64  // mean smoothed RTT
-	MinRTTUS      uint64  // minimum RTT
-	Retransmits   int64   // segments retransmitted, -1 if unknown
+	WallUS        uint64 // measured period, µs
+	BusyUS        uint64 // Δ tcpi_busy_time
+	RwndLimitedUS uint64 // Δ tcpi_rwnd_limited
+	SndbufLimitUS uint64 // Δ tcpi_sndbuf_limited
+	SndWnd        uint64 // peer's advertised window (bytes), largest seen
+	SndBuf        uint64 // sender's SO_SNDBUF (sk_sndbuf) at the end
+	CwndBytes     uint64 // largest cwnd × MSS
+	RTTUS         uint64 // mean smoothed RTT
+	MinRTTUS      uint64 // minimum RTT
+	Retransmits   int64  // segments retransmitted, -1 if unknown
+	// Spurious is how many of them the receiver reported as duplicates
+	// (DSACK, tcpi_dsack_dups): the original had arrived, reordered or
+	// late. They are not loss: decisions read Lost.
+	Spurious      int64
 	BitsPerSecond float64 // achieved throughput of this stream (or the test)
 	Streams       int     // number of streams summed in this Input
 	SenderCPU     float64 // sender process CPU, % of one core
@@ -229,7 +233,7 @@ func Attribute(in Input) Result {
 			parts = append(parts, "cwnd "+units.FormatSize(float64(in.CwndBytes)))
 		}
 		if in.Retransmits >= 0 {
-			parts = append(parts, fmt.Sprintf("%d retransmits", in.Retransmits))
+			parts = append(parts, in.retransmits())
 		}
 		if in.RTTUS > 0 {
 			rttPart := "RTT " + fmtRTT(in.RTTUS)
@@ -340,7 +344,7 @@ func Merge(ins []Input) Input {
 	out := ins[0]
 	out.Streams = 0
 	out.WallUS, out.BusyUS, out.RwndLimitedUS, out.SndbufLimitUS = 0, 0, 0, 0
-	out.BitsPerSecond, out.Retransmits = 0, 0
+	out.BitsPerSecond, out.Retransmits, out.Spurious = 0, 0, 0
 	out.RTTSamples, out.QueuedSamples = 0, 0
 	var wnd, sbuf, cwnd, rtt, minrtt, fl, ns uint64
 	unknownRetr := false
@@ -356,6 +360,7 @@ func Merge(ins []Input) Input {
 			unknownRetr = true
 		} else {
 			out.Retransmits += in.Retransmits
+			out.Spurious += in.Spurious
 		}
 		wnd += in.SndWnd
 		sbuf += in.SndBuf
@@ -385,9 +390,27 @@ func Merge(ins []Input) Input {
 	out.SndWnd, out.SndBuf, out.CwndBytes, out.RTTUS, out.MinRTTUS = wnd/k, sbuf/k, cwnd/k, rtt/k, minrtt
 	out.InflightBytes, out.NotsentBytes = fl/k, ns/k
 	if unknownRetr {
-		out.Retransmits = -1
+		out.Retransmits, out.Spurious = -1, 0
 	}
 	return out
+}
+
+// Lost is the retransmits that repaired a loss: all of them less those
+// the receiver reported as duplicates (-1: unknown).
+func (in Input) Lost() int64 {
+	if in.Retransmits < 0 {
+		return -1
+	}
+	return in.Retransmits - min(max(in.Spurious, 0), in.Retransmits)
+}
+
+// retransmits says the retransmits for a verdict, with those that were
+// not loss.
+func (in Input) retransmits() string {
+	if s := in.Retransmits - in.Lost(); in.Retransmits > 0 && s > 0 {
+		return fmt.Sprintf("%d retransmits, %d of them spurious (the receiver had the original: reordering)", in.Retransmits, s)
+	}
+	return fmt.Sprintf("%d retransmits", in.Retransmits)
 }
 
 // String is the one-line verdict with its advice.

@@ -242,6 +242,19 @@ func TestSendBufferFullWhileRecovering(t *testing.T) {
 	if r := Attribute(in); r.Limit != Network || !strings.Contains(r.Verdict, "only through a queue") {
 		t.Fatalf("no loss: %s", r)
 	}
+	// Retransmits the receiver reported as duplicates (DSACK: a path
+	// that reorders) repaired no loss: the same as none, and the verdict
+	// says what they were.
+	in.Retransmits, in.Spurious = 45, 45
+	if r := Attribute(in); r.Limit != Network || r.Recovering || !strings.Contains(r.Verdict, "45 retransmits, 45 of them spurious") {
+		t.Fatalf("spurious retransmits: %s", r)
+	}
+	if in.Spurious = 3; in.Lost() != 42 {
+		t.Errorf("45 retransmits, 3 spurious: %d lost", in.Lost())
+	}
+	if in.Retransmits, in.Spurious = -1, 0; in.Lost() != -1 {
+		t.Errorf("unknown: %d lost", in.Lost())
+	}
 }
 
 // BBR at 2.5 Gbit/s × 20 ms with tcp_wmem max 1.5 × BDP (lab, measured):

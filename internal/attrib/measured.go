@@ -50,7 +50,7 @@ func binding(in Input, n int) (what string, ratio float64) {
 // flight sat in the queue), because the link was not kept busy: in
 // flight must cover the RTT under load, and the buffer held it below.
 func heldShort(in Input, n int, sh Shares) (Result, bool) {
-	if in.PathRate <= 0 || in.Retransmits != 0 || Full(in.BitsPerSecond, in.PathRate) {
+	if in.PathRate <= 0 || in.Lost() != 0 || Full(in.BitsPerSecond, in.PathRate) {
 		return Result{}, false
 	}
 	what, _ := binding(in, n)
@@ -115,8 +115,8 @@ func capacity(in Input, n int, sh Shares) (Result, bool) {
 	}
 	r.Verdict = why
 	r.Advice = "more buffer only adds delay"
-	if in.Retransmits > 0 {
-		r.Advice += fmt.Sprintf(" (%d retransmits: the queue overflows)", in.Retransmits)
+	if in.Lost() > 0 {
+		r.Advice += fmt.Sprintf(" (%s: the queue overflows)", in.retransmits())
 	}
 	return r, true
 }
@@ -148,14 +148,14 @@ func writerBursts(in Input, n int) bool {
 // and the path may have had room to spare (a 1% lossy path's cubic
 // flow: 6 Mbit/s on a 500 Mbit/s link, RTT 20 → 25 ms).
 func lossExplains(in Input, n int) bool {
-	if in.Retransmits <= 0 || in.MSS == 0 || in.WallUS == 0 || n <= 0 {
+	if in.Lost() <= 0 || in.MSS == 0 || in.WallUS == 0 || n <= 0 {
 		return false
 	}
 	segs := in.BitsPerSecond * float64(in.WallUS) / 1e6 / 8 / float64(in.MSS)
 	if segs <= 0 {
 		return false
 	}
-	k := float64(in.Retransmits)
+	k := float64(in.Lost())
 	p := (k - math.Sqrt(k)) / segs
 	idle := time.Duration(in.idleRTT()) * time.Microsecond
 	return in.BitsPerSecond/float64(n) <= window.LossRate(int64(in.MSS), idle, p)
@@ -185,7 +185,7 @@ func measured(in Input, n int, sh Shares) (Result, bool) {
 		if f := float64(in.InflightBytes) / float64(in.SndBuf); f > share {
 			share, how = f, "%.0f%% held payload in flight"
 		}
-		recovering := in.Retransmits > 0 && float64(in.InflightBytes) >= recoveryFill*float64(in.SndBuf)
+		recovering := in.Lost() > 0 && float64(in.InflightBytes) >= recoveryFill*float64(in.SndBuf)
 		if c := window.Rate(share*float64(in.SndBuf), idle) * float64(n); in.PathRate > 0 && c >= in.PathRate && in.RTTUS > in.idleRTT() && !recovering {
 			// At the idle RTT the buffer allows more than the path: what
 			// is in flight reached it only because a queue built up.
@@ -198,8 +198,8 @@ func measured(in Input, n int, sh Shares) (Result, bool) {
 			// sender had no room left, whatever a queue added.
 			r.CapBPS = max(in.BitsPerSecond/float64(n), 1)
 			r.Recovering = true
-			r.Verdict = fmt.Sprintf("limited by the send buffer: %s in flight fills %.0f%% of the %s send buffer while loss is recovered (%d retransmits: the buffer also keeps what was sent beyond each hole until it is filled)",
-				fl, 100*float64(in.InflightBytes)/float64(in.SndBuf), units.FormatSize(float64(in.SndBuf)), in.Retransmits)
+			r.Verdict = fmt.Sprintf("limited by the send buffer: %s in flight fills %.0f%% of the %s send buffer while loss is recovered (%s: the buffer also keeps what was sent beyond each hole until it is filled)",
+				fl, 100*float64(in.InflightBytes)/float64(in.SndBuf), units.FormatSize(float64(in.SndBuf)), in.retransmits())
 			r.Advice = sndbufAdvice(in)
 			return r, true
 		}
@@ -211,12 +211,12 @@ func measured(in Input, n int, sh Shares) (Result, bool) {
 		r.Verdict = fmt.Sprintf("limited by the congestion window: %s in flight, cwnd %s", fl, units.FormatSize(float64(in.CwndBytes)))
 		r.Advice = cwndAdvice(in)
 		switch {
-		case in.Retransmits > 0:
-			r.Verdict += fmt.Sprintf(", %d retransmits", in.Retransmits)
+		case in.Lost() > 0:
+			r.Verdict += ", " + in.retransmits()
 		case sndbufCapped(in):
 			r.Capped = string(SendBuffer)
-			r.Verdict += fmt.Sprintf(", %d retransmits, with the send buffer at its cap (%s, below the %s the kernel sizes for this window)",
-				max(in.Retransmits, 0), units.FormatSize(float64(in.SndBuf)), units.FormatSize(float64(window.SendTarget(int64(in.CwndBytes), int64(in.MSS)))))
+			r.Verdict += fmt.Sprintf(", %s, with the send buffer at its cap (%s, below the %s the kernel sizes for this window)",
+				in.retransmits(), units.FormatSize(float64(in.SndBuf)), units.FormatSize(float64(window.SendTarget(int64(in.CwndBytes), int64(in.MSS)))))
 			r.Advice = "no loss holds the window, and it grows slowly behind a capped send buffer (cubic after an early exit from slow start): a larger tcp_wmem max on the sender" + where(in.Sender, in.SenderIsLocal) + " may let it grow; only a trial tells (tcptune tune tries it)"
 		}
 	}
@@ -237,7 +237,7 @@ const recoveryFill = 0.9
 // window, with no loss and the path not known to be full: capped by
 // tcp_wmem max.
 func sndbufCapped(in Input) bool {
-	if in.Window > 0 || in.Retransmits != 0 || in.SndBuf == 0 || in.MSS == 0 {
+	if in.Window > 0 || in.Lost() != 0 || in.SndBuf == 0 || in.MSS == 0 {
 		return false
 	}
 	if Full(in.BitsPerSecond, in.PathRate) {
@@ -258,14 +258,14 @@ func queued(in Input, sh Shares, fl string, capBPS float64) Result {
 	r.Verdict = fmt.Sprintf("limited by the congestion window: %s in flight reached the send buffer only through a queue (RTT %s → %s); at the idle RTT the buffer allows %s, more than the path's %s",
 		fl, fmtRTT(in.idleRTT()), fmtRTT(in.RTTUS), units.FormatRateShort(capBPS), units.FormatRateShort(in.PathRate))
 	if in.Retransmits > 0 {
-		r.Verdict += fmt.Sprintf(", %d retransmits", in.Retransmits)
+		r.Verdict += ", " + in.retransmits()
 	}
 	return r
 }
 
 // cwndAdvice is the advice for a flow the congestion window holds.
 func cwndAdvice(in Input) string {
-	if in.Retransmits > 0 {
+	if in.Lost() > 0 {
 		return "loss holds the congestion window down: buffers are not the lever; parallel streams (-P) may be, or for a control that cuts its window at each loss (cubic, reno) one that does not (-C bbr)"
 	}
 	return "the buffers are not the bottleneck: the congestion control is still growing or the path limits it"

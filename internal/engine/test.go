@@ -85,6 +85,7 @@ type StreamTotal struct {
 	Seconds         float64
 	HasTCPInfo      bool
 	Retransmits     int64 // -1 when unknown or not the sender
+	Spurious        int64 // of them, reported by the receiver as duplicates (tcpi_dsack_dups)
 	Reorder         int64 // reorderings the sender saw (tcpi_reord_seen), iperf3 3.20+
 	MaxCwnd         uint64
 	MaxSndWnd       uint64
@@ -552,6 +553,7 @@ func (t *Test) computeTotals() []StreamTotal {
 				base = &sockopt.TCPInfo{}
 			}
 			st.Retransmits = int64(last.TotalRetrans) - int64(base.TotalRetrans)
+			st.Spurious = min(max(int64(last.DsackDups)-int64(base.DsackDups), 0), max(st.Retransmits, 0))
 			st.Reorder = int64(last.ReordSeen) - int64(base.ReordSeen)
 			st.MaxCwnd, st.MaxSndWnd = tr.maxCwnd, tr.maxSndWnd
 			st.MinRTT, st.MaxRTT = tr.minRTT, tr.maxRTT

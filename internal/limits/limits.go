@@ -88,7 +88,7 @@ func Input(e wire.ExtStream) attrib.Input {
 	return attrib.Input{
 		WallUS: uint64(e.Seconds * 1e6), BusyUS: e.BusyUS, RwndLimitedUS: e.RwndUS, SndbufLimitUS: e.SndbufUS,
 		SndWnd: e.SndWnd, SndBuf: e.SndBuf, CwndBytes: e.Cwnd, RTTUS: uint64(e.RTT), MinRTTUS: uint64(e.MinRTT),
-		Retransmits: e.Retransmits, BitsPerSecond: bps, Streams: 1,
+		Retransmits: e.Retransmits, Spurious: e.Spurious, BitsPerSecond: bps, Streams: 1,
 		InflightBytes: e.Inflight, NotsentBytes: e.Notsent, MSS: uint64(e.MSS),
 		RTTSamples: e.RTTSamples, QueuedSamples: e.QueuedSamples,
 	}

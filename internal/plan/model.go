@@ -81,7 +81,7 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 			m.Recv = lower(m.Recv, o.windowRate()*idle/float64(o.Point.Rmem))
 		case l == attrib.SendBuffer && acts(Wmem, d, pr.BothEnds):
 			m.Send[cc] = lower(m.Send[cc], o.Rate*idle/8/float64(o.Point.Wmem))
-			if o.Retransmits == 0 {
+			if o.Lost == 0 {
 				m.Writer = lower(m.Writer, o.Rate*idle/8/float64(o.Point.Wmem))
 			}
 		}
@@ -132,7 +132,7 @@ func dropped(m Model, obs []Obs, pol Policy) map[DropKey]float64 {
 func (m Model) overfills(o Obs, pol Policy) bool {
 	want := o.segments() * m.Loss
 	return Paces(m.ccOf(o.Point, o.Dir)) && acts(Wmem, o.Dir, m.BothEnds) && (o.Capped == attrib.SendBuffer || o.Limit == attrib.SendBuffer || o.Recovering) &&
-		float64(o.Retransmits) > 2*want+pol.Spreads*math.Sqrt(want)+3
+		float64(o.Lost) > 2*want+pol.Spreads*math.Sqrt(want)+3
 }
 
 // windows learns each class's congestion-window limit per direction and
@@ -239,7 +239,7 @@ func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
 // at its cap, was the buffer's: a lossy flow's send buffer also holds what
 // it sent beyond each hole, and a trial with more of it did better.
 func (m Model) buffers(o Obs, obs []Obs, pol Policy) bool {
-	return o.Capped == attrib.SendBuffer && o.Retransmits > 0 && m.ambiguous(o, obs, pol) && m.beaten(o, obs, pol)
+	return o.Capped == attrib.SendBuffer && o.Lost > 0 && m.ambiguous(o, obs, pol) && m.beaten(o, obs, pol)
 }
 
 // beaten reports whether a trial with more send buffer than o's did

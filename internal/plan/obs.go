@@ -28,12 +28,14 @@ type Obs struct {
 	// Limit is the attribution's, with what it ruled out where it could
 	// not decide; Capped a buffer at its cap behind another limit;
 	// Recovering: the send buffer sat full while loss was recovered.
-	Limit       attrib.Limit
-	RuledOut    []attrib.Limit
-	Capped      attrib.Limit
-	Recovering  bool
-	SenderView  bool  // the sender's TCP_INFO was read
-	Retransmits int64 // -1 = unknown
+	Limit      attrib.Limit
+	RuledOut   []attrib.Limit
+	Capped     attrib.Limit
+	Recovering bool
+	SenderView bool // the sender's TCP_INFO was read
+	// Lost is the retransmits that repaired a loss: those the receiver
+	// reported as duplicates (DSACK: reordering) are not (-1 = unknown).
+	Lost        int64
 	Inflight    int64 // the sender's payload in flight, bytes (0 = unknown)
 	Window      int64 // the largest window the receiver advertised (0 = unknown)
 	RTT, MinRTT time.Duration
@@ -91,7 +93,7 @@ func Settled(set []Obs, bothEnds bool, pol Policy) bool {
 	lo, hi := math.Inf(1), 0.0
 	for _, o := range set {
 		fixed := o.ownBuffer(bothEnds) || o.limit() == attrib.PathFull && Paces(o.Control)
-		if !fixed || o.Retransmits > 0 || o.Drops || o.Recovering {
+		if !fixed || o.Lost > 0 || o.Drops || o.Recovering {
 			return false
 		}
 		lo, hi = min(lo, o.Rate), max(hi, o.Rate)
@@ -104,7 +106,7 @@ func Settled(set []Obs, bothEnds bool, pol Policy) bool {
 // and fell short was not held by its window but by noise or a flow
 // sharing the path: it belongs with the trials that filled the path.
 func (o Obs) mode(bdp float64) attrib.Limit {
-	if o.limit() == attrib.Network && o.Retransmits == 0 && o.Inflight > 0 && float64(o.Inflight) >= bdp {
+	if o.limit() == attrib.Network && o.Lost == 0 && o.Inflight > 0 && float64(o.Inflight) >= bdp {
 		return attrib.PathFull
 	}
 	return o.limit()
@@ -271,12 +273,12 @@ func spreads(obs []Obs, pr Prior) map[Direction]float64 {
 func lossFloor(obs []Obs) float64 {
 	floor, saw := 0.0, false
 	for _, o := range obs {
-		if p := float64(o.Retransmits) / o.segments(); o.Retransmits > 0 && o.segments() > 0 && (!saw || p < floor) {
+		if p := float64(o.Lost) / o.segments(); o.Lost > 0 && o.segments() > 0 && (!saw || p < floor) {
 			floor, saw = p, true
 		}
 	}
 	for _, o := range obs {
-		if o.Retransmits == 0 && o.Seconds > 0 && o.segments()*floor >= 3 {
+		if o.Lost == 0 && o.Seconds > 0 && o.segments()*floor >= 3 {
 			return 0
 		}
 	}

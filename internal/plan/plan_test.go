@@ -468,7 +468,7 @@ func TestLabAimIsJoint(t *testing.T) {
 	obs = append(obs, full(bbr, Forward, attrib.Network, 0.93*gp)...) // bbr gets 93% both ways
 	obs = append(obs, full(bbr, Reverse, attrib.Network, 0.93*gp)...)
 	for i := range obs {
-		obs[i].Retransmits = 40
+		obs[i].Lost = 40
 	}
 	st := State{Grid: g, Model: Fit(prior(true), obs, pol()), Obs: obs}
 	a := Next(st, p)
@@ -493,7 +493,7 @@ func TestRandomLossBoundsLossBased(t *testing.T) {
 		cubicBelow float64
 	}{{0, gp}, {1000, 0.2 * gp}} {
 		o := held(Point{Rmem: 6 * mib, Wmem: 4 * mib, CC: "bbr"}, Forward, Screen, attrib.SendBuffer, 400e6)
-		o.Retransmits = c.retrans
+		o.Lost = c.retrans
 		m := Fit(prior(true), []Obs{o}, pol())
 		big.CC = "cubic"
 		cu := m.Predict(big, Forward)
@@ -519,7 +519,7 @@ func TestLossyWindowHeldByItsBuffer(t *testing.T) {
 		b := held(hi, Forward, Screen, attrib.Network, 0.9*gp)
 		b.Capped = attrib.SendBuffer
 		if lossy {
-			a.Retransmits, b.Retransmits = 200, 200
+			a.Lost, b.Lost = 200, 200
 		}
 		m := Fit(prior(false), []Obs{a, a, a, b}, pol())
 		learned := m.Send["bbr"] > 0
@@ -553,7 +553,7 @@ func TestSendShareNeverAboveThePrior(t *testing.T) {
 // with the floor and leaves it.
 func TestLosslessTrialRuleOfThree(t *testing.T) {
 	lossy := held(Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "bbr"}, Forward, Full, attrib.Network, 400e6)
-	lossy.Retransmits = 170 // of ~172,700 segments: 0.1%
+	lossy.Lost = 170 // of ~172,700 segments: 0.1%
 	for _, c := range []struct {
 		name    string
 		rate    float64
@@ -584,10 +584,10 @@ func TestConfirmOnlyASurprise(t *testing.T) {
 	}{{0, true}, {170, false}} {
 		bbr := full(Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "bbr"}, Forward, attrib.PathFull, gp)
 		for i := range bbr {
-			bbr[i].Retransmits = c.retrans * 5 / 2 // the same share at 2.5 × the rate
+			bbr[i].Lost = c.retrans * 5 / 2 // the same share at 2.5 × the rate
 		}
 		cu := held(p, Forward, Screen, attrib.Network, 0.3*gp)
-		cu.Retransmits = c.retrans
+		cu.Lost = c.retrans
 		obs := append(bbr, cu)
 		st := State{Grid: grid(pol()), Model: Fit(prior(false), obs, pol()), Obs: obs}
 		if got := st.confirming(p, pol()) != nil; got != c.confirm {
@@ -633,13 +633,13 @@ func TestPacingOverfillNeedsGainAndABDP(t *testing.T) {
 	}{{"overflow", 0, true}, {"random loss", 300, false}} {
 		obs := full(Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "cubic"}, Forward, attrib.Network, 0.9*gp)
 		for i := range obs {
-			obs[i].Retransmits = c.cubicRetransmits
+			obs[i].Lost = c.cubicRetransmits
 		}
 		for i := range 3 {
 			o := held(at(1.33), Forward, Full, attrib.Network, 0.63*gp)
-			o.Capped, o.Retransmits, o.RTT = attrib.SendBuffer, 300+int64(i), rtt+time.Duration(float64(q)*8/o.Rate*float64(time.Second))
+			o.Capped, o.Lost, o.RTT = attrib.SendBuffer, 300+int64(i), rtt+time.Duration(float64(q)*8/o.Rate*float64(time.Second))
 			if c.over {
-				o.Retransmits = 60000
+				o.Lost = 60000
 			}
 			obs = append(obs, o)
 		}
@@ -696,7 +696,7 @@ func TestLossyShareIsItsControlsOwn(t *testing.T) {
 	base := Point{Rmem: 6 * mib, Wmem: 4 * mib, CC: "cubic"}
 	rate := func(share float64) float64 { return share * float64(4*mib) * 8 / rtt.Seconds() }
 	lossy := held(base, Forward, Screen, attrib.SendBuffer, rate(0.5))
-	lossy.Retransmits = 500
+	lossy.Lost = 500
 	clean := held(base, Forward, Screen, attrib.SendBuffer, rate(0.75))
 	m := Fit(prior(false), []Obs{lossy, clean}, pol())
 	if c, b := m.sendShare("cubic"), m.sendShare("bbr"); math.Abs(c-0.5) > 1e-6 || math.Abs(b-0.75) > 1e-6 {
@@ -835,7 +835,7 @@ func TestAWindowModeIsAMix(t *testing.T) {
 	pr := Prior{Goodput: g, Source: SourceLink, IdleRTT: r, BothEnds: true, Dirs: []Direction{Forward, Reverse}, Default: "bbr", RecvShare: 0.65, SendShare: 0.8}
 	trial := func(d Direction, l attrib.Limit, x float64, retrans int64) Obs {
 		o := held(gr.Base, d, Full, l, x)
-		o.RTT, o.MinRTT, o.Retransmits, o.Capped = r, r, retrans, ""
+		o.RTT, o.MinRTT, o.Lost, o.Capped = r, r, retrans, ""
 		return o
 	}
 	obs := []Obs{
@@ -911,11 +911,11 @@ func TestTheSendersSideSeenFromTheReceiver(t *testing.T) {
 	p := on(g, 2*bdp, g.Base.Wmem, "")
 	unseen := func(x float64) Obs {
 		o := held(p, Reverse, Full, attrib.Unknown, x)
-		o.SenderView, o.Retransmits, o.RuledOut = false, -1, []attrib.Limit{attrib.ReceiverWindow}
+		o.SenderView, o.Lost, o.RuledOut = false, -1, []attrib.Limit{attrib.ReceiverWindow}
 		return o
 	}
 	fill := held(p, Reverse, Full, attrib.PathFull, gp)
-	fill.SenderView, fill.Retransmits = false, -1
+	fill.SenderView, fill.Lost = false, -1
 	two := Fit(prior(false), []Obs{unseen(0.5 * gp), unseen(0.5 * gp), fill}, pol())
 	if l := two.Window["loss-based"][At{Dir: Reverse}]; two.Ceiling[At{Dir: Reverse}] != 0 || math.Abs(l.Share-2.0/3) > 1e-9 || l.Rate != 0.5*gp {
 		t.Errorf("two modes: ceiling %.3g, window %+v; want none and two thirds at 0.5", two.Ceiling[At{Dir: Reverse}], l)
@@ -943,14 +943,14 @@ func TestSettled(t *testing.T) {
 	}
 	sb, rw := attrib.SendBuffer, attrib.ReceiverWindow
 	lossy := held(Forward, sb, 100)
-	lossy.Retransmits = 4
+	lossy.Lost = 4
 	dropped := held(Forward, sb, 100)
 	dropped.Drops = true
 	unknown := held(Reverse, rw, 100)
-	unknown.Retransmits = -1 // a stock peer's reverse: the receiver's view
+	unknown.Lost = -1 // a stock peer's reverse: the receiver's view
 	full := func(cc string, rate float64, retrans int64) Obs {
 		o := held(Forward, attrib.PathFull, rate)
-		o.Control, o.Retransmits = cc, retrans
+		o.Control, o.Lost = cc, retrans
 		return o
 	}
 	recovering := full("bbr", 100, 0)

@@ -109,22 +109,25 @@ func control(rc syscall.RawConn, f func(fd uintptr) error) error {
 // TCPInfo is the subset of Linux's struct tcp_info that tcptune uses.
 // Times are microseconds, sizes bytes, counters cumulative.
 type TCPInfo struct {
-	State         uint8  `json:"state"`
-	SndMSS        uint32 `json:"snd_mss"`
-	RcvMSS        uint32 `json:"rcv_mss"`
-	PMTU          uint32 `json:"pmtu"`
-	RTT           uint32 `json:"rtt"`
-	RTTVar        uint32 `json:"rttvar"`
-	MinRTT        uint32 `json:"min_rtt"`
-	SndCwnd       uint32 `json:"snd_cwnd"` // segments
-	SndSsthresh   uint32 `json:"snd_ssthresh"`
-	TotalRetrans  uint32 `json:"total_retrans"`
-	SndWnd        uint32 `json:"snd_wnd"` // peer's advertised window
-	RcvWnd        uint32 `json:"rcv_wnd"` // our advertised window
-	RcvSpace      uint32 `json:"rcv_space"`
-	RcvRTT        uint32 `json:"rcv_rtt"` // the receiver's RTT estimate, µs (tcpi_rcv_rtt)
-	NotsentBytes  uint32 `json:"notsent_bytes"`
-	ReordSeen     uint32 `json:"reord_seen"`
+	State        uint8  `json:"state"`
+	SndMSS       uint32 `json:"snd_mss"`
+	RcvMSS       uint32 `json:"rcv_mss"`
+	PMTU         uint32 `json:"pmtu"`
+	RTT          uint32 `json:"rtt"`
+	RTTVar       uint32 `json:"rttvar"`
+	MinRTT       uint32 `json:"min_rtt"`
+	SndCwnd      uint32 `json:"snd_cwnd"` // segments
+	SndSsthresh  uint32 `json:"snd_ssthresh"`
+	TotalRetrans uint32 `json:"total_retrans"`
+	SndWnd       uint32 `json:"snd_wnd"` // peer's advertised window
+	RcvWnd       uint32 `json:"rcv_wnd"` // our advertised window
+	RcvSpace     uint32 `json:"rcv_space"`
+	RcvRTT       uint32 `json:"rcv_rtt"` // the receiver's RTT estimate, µs (tcpi_rcv_rtt)
+	NotsentBytes uint32 `json:"notsent_bytes"`
+	ReordSeen    uint32 `json:"reord_seen"`
+	// DsackDups counts the retransmits the receiver reported as
+	// duplicates (DSACK): the original had arrived, reordered or late.
+	DsackDups     uint32 `json:"dsack_dups"`
 	BusyTime      uint64 `json:"busy_time"`
 	RwndLimited   uint64 `json:"rwnd_limited"`
 	SndbufLimited uint64 `json:"sndbuf_limited"`

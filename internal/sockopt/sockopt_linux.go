@@ -63,7 +63,7 @@ func FromKernel(ti *unix.TCPInfo) *TCPInfo {
 		RTT: ti.Rtt, RTTVar: ti.Rttvar, MinRTT: ti.Min_rtt, SndCwnd: ti.Snd_cwnd,
 		SndSsthresh: ti.Snd_ssthresh, TotalRetrans: ti.Total_retrans,
 		SndWnd: ti.Snd_wnd, RcvWnd: ti.Rcv_wnd, RcvSpace: ti.Rcv_space, RcvRTT: ti.Rcv_rtt,
-		NotsentBytes: ti.Notsent_bytes, ReordSeen: ti.Reord_seen,
+		NotsentBytes: ti.Notsent_bytes, ReordSeen: ti.Reord_seen, DsackDups: ti.Dsack_dups,
 		BusyTime: ti.Busy_time, RwndLimited: ti.Rwnd_limited, SndbufLimited: ti.Sndbuf_limited,
 		DeliveryRate: ti.Delivery_rate, BytesSent: ti.Bytes_sent, BytesRetrans: ti.Bytes_retrans,
 		BytesAcked: ti.Bytes_acked, BytesReceived: ti.Bytes_received,

@@ -243,7 +243,7 @@ func trialOf(out *client.Outcome, d Direction, path float64, pathMSS int) (Trial
 			t.BitsPerSecond -= early / t.Seconds
 		}
 	}
-	t.Window, t.SndBuf, t.Inflight, t.Retransmits, t.MSS = v.Window, v.SndBuf, v.Inflight, v.Retransmits, v.MSS
+	t.Window, t.SndBuf, t.Inflight, t.Retransmits, t.Spurious, t.MSS = v.Window, v.SndBuf, v.Inflight, v.Retransmits, v.Spurious, v.MSS
 	t.RTTus, t.MinRTTus = float64(v.RTT.Microseconds()), float64(v.MinRTT.Microseconds())
 	t.judged = v
 	t.attribute(v.Verdict.Result)

@@ -249,7 +249,7 @@ func (o *observed) at(g float64) []plan.Obs {
 func observation(t Trial, p plan.Point, k plan.Kind) plan.Obs {
 	o := plan.Obs{Point: p, Dir: t.Direction, Kind: k, Rate: t.BitsPerSecond, Limit: attrib.Limit(t.Limit),
 		Capped: attrib.Limit(t.Capped), Recovering: t.Recovering, SenderView: view.Counter(t.CountedBy) == view.Sender,
-		Retransmits: t.Retransmits, RTT: time.Duration(t.RTTus) * time.Microsecond, MinRTT: time.Duration(t.MinRTTus) * time.Microsecond,
+		Lost: t.lost(), RTT: time.Duration(t.RTTus) * time.Microsecond, MinRTT: time.Duration(t.MinRTTus) * time.Microsecond,
 		MSS: t.MSS, Seconds: t.Seconds, Core: t.Core != nil, Drops: t.Drops != nil, Inflight: t.Inflight, Window: t.Window}
 	for _, l := range t.RuledOut {
 		o.RuledOut = append(o.RuledOut, attrib.Limit(l))

@@ -453,3 +453,13 @@ func TestResultSaysTheRelayFellBehind(t *testing.T) {
 		}
 	}
 }
+
+// A trial's retransmits that the receiver reported as duplicates (DSACK:
+// a path that reorders) are no loss in the observation the model reads.
+func TestObservationLost(t *testing.T) {
+	for _, c := range []struct{ retrans, spurious, lost int64 }{{45, 45, 0}, {45, 3, 42}, {0, 0, 0}, {-1, 0, -1}, {5, 9, 0}} {
+		if o := observation(Trial{Retransmits: c.retrans, Spurious: c.spurious}, plan.Point{}, plan.Full); o.Lost != c.lost {
+			t.Errorf("%d retransmits, %d spurious: lost %d, want %d", c.retrans, c.spurious, o.Lost, c.lost)
+		}
+	}
+}

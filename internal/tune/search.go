@@ -36,7 +36,7 @@ type knob struct {
 // is this host's side of the direction; the trials decide.
 func (r *runner) leverOf(d Direction, t Trial) (knob, bool) {
 	limit := attrib.Limit(t.Limit)
-	if limit == attrib.Network && t.Capped == string(attrib.SendBuffer) && t.Retransmits == 0 {
+	if limit == attrib.Network && t.Capped == string(attrib.SendBuffer) && t.lost() == 0 {
 		limit = attrib.SendBuffer
 	}
 	k := map[attrib.Limit]string{attrib.ReceiverWindow: keyRmem, attrib.SendBuffer: keyWmem}[limit]
@@ -232,11 +232,11 @@ func (r *runner) windowShort(c *Candidate) (Direction, Trial, bool) {
 // flow that shares the path.
 func windowWhy(d Direction, t Trial, bdp int64) string {
 	switch {
-	case t.Retransmits > 0:
-		return fmt.Sprintf("%s: the congestion window holds the flow short of the path, with loss (%d retransmits)", d, t.Retransmits)
-	case t.Retransmits == 0 && t.Inflight > 0 && t.Inflight < bdp:
+	case t.lost() > 0:
+		return fmt.Sprintf("%s: the congestion window holds the flow short of the path, with loss (%d retransmits)", d, t.lost())
+	case t.lost() == 0 && t.Inflight > 0 && t.Inflight < bdp:
 		return fmt.Sprintf("%s: the congestion window kept %s in flight without loss, under the path's BDP (%s)", d, units.FormatBytes(float64(t.Inflight)), units.FormatBytes(float64(bdp)))
-	case t.Retransmits == 0 && t.Inflight >= bdp:
+	case t.lost() == 0 && t.Inflight >= bdp:
 		return fmt.Sprintf("%s: the flow kept the path's BDP in flight without loss and fell short: not its window (a flow that shares the path, or noise)", d)
 	}
 	return fmt.Sprintf("%s: the congestion window holds the flow short of the path", d)

@@ -114,9 +114,12 @@ type Trial struct {
 	SndBuf      int64     `json:"sndbuf,omitempty"`     // sender's send buffer
 	Inflight    int64     `json:"inflight,omitempty"`   // measured bytes in flight, mean
 	Retransmits int64     `json:"retransmits"`          // -1 = unknown
-	Limit       string    `json:"limit,omitempty"`      // receiver-window, send-buffer, network, path-full, cpu...
-	Verdict     string    `json:"verdict,omitempty"`    // the attribution in words
-	Advice      string    `json:"advice,omitempty"`     // what to change
+	// Spurious is how many of them the receiver reported as duplicates
+	// (DSACK: reordering, not loss).
+	Spurious int64  `json:"spurious_retransmits,omitempty"`
+	Limit    string `json:"limit,omitempty"`   // receiver-window, send-buffer, network, path-full, cpu...
+	Verdict  string `json:"verdict,omitempty"` // the attribution in words
+	Advice   string `json:"advice,omitempty"`  // what to change
 	// RuledOut names the limits the evidence excluded where it could
 	// not name the one that held (the receiver's view of a stock peer).
 	RuledOut []string `json:"ruled_out,omitempty"`
@@ -151,6 +154,15 @@ type Trial struct {
 	// judged is the direction the verdict was judged from, to judge it
 	// again at a path's rate known later (rejudge).
 	judged *view.Direction
+}
+
+// lost is t's retransmits that repaired a loss (-1: unknown): those the
+// receiver reported as duplicates were not.
+func (t Trial) lost() int64 {
+	if t.Retransmits < 0 {
+		return -1
+	}
+	return t.Retransmits - min(max(t.Spurious, 0), t.Retransmits)
 }
 
 // Env is where tune measures and what it changes.

@@ -16,7 +16,7 @@ func Ext(t engine.StreamTotal) (wire.ExtStream, bool) {
 		ID: t.ID, Seconds: t.Seconds, Bytes: t.Bytes,
 		BusyUS: t.BusyUS, RwndUS: t.RwndUS, SndbufUS: t.SndbufUS,
 		SndWnd: t.MaxSndWnd, SndBuf: uint64(max(t.SndBuf, 0)), Cwnd: t.MaxCwnd,
-		RTT: t.MeanRTT, MinRTT: t.MinRTT, Retransmits: t.Retransmits,
+		RTT: t.MeanRTT, MinRTT: t.MinRTT, Retransmits: t.Retransmits, Spurious: t.Spurious,
 		Delivered: t.Delivered, Inflight: t.MeanInflight, Notsent: t.MeanNotsent,
 		RTTSamples: t.RTTSamples, QueuedSamples: t.QueuedSamples,
 	}

@@ -60,12 +60,13 @@ type Direction struct {
 	// reach (a stock iperf3 peer sending, or no TCP_INFO). The figures
 	// below come from it: the largest window the receiver advertised and
 	// send buffer, the mean RTT and in flight, the smallest RTT, the
-	// retransmits (-1 unknown) and the MSS (without it, the MSS this
-	// side received at).
+	// retransmits (-1 unknown) and how many of them the receiver reported
+	// as duplicates (Spurious: not loss), and the MSS (without it, the
+	// MSS this side received at).
 	Senders                  []wire.ExtStream
 	Window, SndBuf, Inflight int64
 	RTT, MinRTT              time.Duration
-	Retransmits              int64
+	Retransmits, Spurious    int64
 	MSS                      int
 	// Verdict is what limited it (unavailable, and why, without the
 	// sender's view; none for UDP).
@@ -290,7 +291,7 @@ func (d *Direction) senderFigures() {
 		return
 	}
 	var rtt, fl int64
-	d.Retransmits = 0
+	d.Retransmits, d.Spurious = 0, 0
 	for _, e := range d.Senders {
 		d.Window = max(d.Window, int64(e.SndWnd))
 		d.SndBuf = max(d.SndBuf, int64(e.SndBuf))
@@ -301,6 +302,7 @@ func (d *Direction) senderFigures() {
 		}
 		if e.Retransmits > 0 {
 			d.Retransmits += e.Retransmits
+			d.Spurious += min(max(e.Spurious, 0), e.Retransmits)
 		}
 		d.MSS = int(e.MSS)
 	}

@@ -46,6 +46,16 @@ func TestBuildClientStockPeer(t *testing.T) {
 	if f.Limit() != attrib.SendBuffer {
 		t.Errorf("forward limit %s: %s", f.Limit(), f.Verdict.Result)
 	}
+	// Retransmits the receiver reported as duplicates (DSACK) carry over
+	// to the view, and to a peer's through its extension.
+	s := sending(1)
+	s.Retransmits, s.Spurious = 45, 40
+	if d := Build(Input{Side: Client, Totals: []engine.StreamTotal{s}, Context: ctx})[0]; d.Retransmits != 45 || d.Spurious != 40 {
+		t.Errorf("spurious: %d of %d", d.Spurious, d.Retransmits)
+	}
+	if e, _ := Ext(s); e.Spurious != 40 {
+		t.Errorf("the extension's spurious %d", e.Spurious)
+	}
 	if r.Name != limits.ServerToClient || r.LocalSends || r.CountedBy != Receiver || r.Delivered != 268e6 || r.Senders != nil || r.Retransmits != -1 {
 		t.Errorf("reverse %+v", r)
 	}

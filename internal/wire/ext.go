@@ -55,8 +55,11 @@ type ExtStream struct {
 	RTT         uint32  `json:"mean_rtt"`
 	MinRTT      uint32  `json:"min_rtt"`
 	Retransmits int64   `json:"retransmits"`
-	MSS         uint32  `json:"mss"`
-	PMTU        uint32  `json:"pmtu"`
+	// Spurious is how many of them the receiver reported as duplicates
+	// (DSACK): reordering or a late ACK, not loss.
+	Spurious int64  `json:"dsack_dups,omitempty"`
+	MSS      uint32 `json:"mss"`
+	PMTU     uint32 `json:"pmtu"`
 	// Delivered is the payload the kernel counted as delivered over
 	// the measured period (tcpi_delivered × the average segment
 	// payload); Inflight and Notsent
