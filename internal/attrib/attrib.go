@@ -395,13 +395,16 @@ func Merge(ins []Input) Input {
 	return out
 }
 
-// Lost is the retransmits that repaired a loss: all of them less those
-// the receiver reported as duplicates (-1: unknown).
-func (in Input) Lost() int64 {
-	if in.Retransmits < 0 {
+// Lost is the retransmits that repaired a loss (Lost).
+func (in Input) Lost() int64 { return Lost(in.Retransmits, in.Spurious) }
+
+// Lost is the retransmits that repaired a loss: all of them less the
+// spurious ones, those the receiver reported as duplicates (-1: unknown).
+func Lost(retransmits, spurious int64) int64 {
+	if retransmits < 0 {
 		return -1
 	}
-	return in.Retransmits - min(max(in.Spurious, 0), in.Retransmits)
+	return retransmits - min(max(spurious, 0), retransmits)
 }
 
 // retransmits says the retransmits for a verdict, with those that were

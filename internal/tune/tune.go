@@ -158,12 +158,7 @@ type Trial struct {
 
 // lost is t's retransmits that repaired a loss (-1: unknown): those the
 // receiver reported as duplicates were not.
-func (t Trial) lost() int64 {
-	if t.Retransmits < 0 {
-		return -1
-	}
-	return t.Retransmits - min(max(t.Spurious, 0), t.Retransmits)
-}
+func (t Trial) lost() int64 { return attrib.Lost(t.Retransmits, t.Spurious) }
 
 // Env is where tune measures and what it changes.
 type Env interface {
