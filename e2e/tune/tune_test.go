@@ -94,6 +94,7 @@ type cand struct {
 	Summary    map[string]struct {
 		N      int     `json:"n"`
 		Median float64 `json:"median"`
+		Mean   float64 `json:"mean"`
 		Min    float64 `json:"min"`
 		Max    float64 `json:"max"`
 	} `json:"summary"`
