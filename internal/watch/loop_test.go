@@ -28,15 +28,26 @@ func TestRunEmitsCountIntervals(t *testing.T) {
 	n := 0
 	var got []Report
 	err := Run(context.Background(), counting{&n}, time.Millisecond, 3, func(r Report) error { got = append(got, r); return nil })
-	// A sample that costs nothing leaves room for ten per interval: the
-	// first, then ten in each of three intervals.
-	if err != nil || len(got) != 3 || n != 31 {
+	// Three intervals after the first sample, each spanning its own
+	// samples (the source's clock: a second a sample), as many as the
+	// cost of a sample, measured as it runs, leaves room for (up to ten:
+	// samplesPer).
+	if err != nil || len(got) != 3 {
 		t.Fatalf("err %v, %d reports from %d samples", err, len(got), n)
 	}
+	sum := 0.0
 	for _, r := range got {
-		if r.Seconds != 10 {
-			t.Errorf("interval %g s, want the samples' 10 s", r.Seconds)
+		if r.Seconds < 1 || r.Seconds > maxSamples {
+			t.Errorf("interval %g s, want 1 to %d samples' seconds", r.Seconds, maxSamples)
 		}
+		sum += r.Seconds
+	}
+	if float64(n) != 1+sum {
+		t.Errorf("%d samples, the intervals span %g", n, sum)
+	}
+	// A sample that costs nothing leaves room for ten per interval.
+	if p := samplesPer(time.Millisecond, 0); p != maxSamples {
+		t.Errorf("samples per interval at no cost: %d", p)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
