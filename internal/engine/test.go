@@ -553,7 +553,7 @@ func (t *Test) computeTotals() []StreamTotal {
 				base = &sockopt.TCPInfo{}
 			}
 			st.Retransmits = int64(last.TotalRetrans) - int64(base.TotalRetrans)
-			st.Spurious = min(max(int64(last.DsackDups)-int64(base.DsackDups), 0), max(st.Retransmits, 0))
+			st.Spurious = int64(last.DsackDups) - int64(base.DsackDups)
 			st.Reorder = int64(last.ReordSeen) - int64(base.ReordSeen)
 			st.MaxCwnd, st.MaxSndWnd = tr.maxCwnd, tr.maxSndWnd
 			st.MinRTT, st.MaxRTT = tr.minRTT, tr.maxRTT

@@ -302,7 +302,7 @@ func (d *Direction) senderFigures() {
 		}
 		if e.Retransmits > 0 {
 			d.Retransmits += e.Retransmits
-			d.Spurious += min(max(e.Spurious, 0), e.Retransmits)
+			d.Spurious += e.Spurious
 		}
 		d.MSS = int(e.MSS)
 	}

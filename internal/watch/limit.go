@@ -42,7 +42,7 @@ func input(prev, cur sockdiag.Socket, dt float64) (attrib.Input, bool) {
 		in.SndbufLimitUS = sub(c.SndbufLimited, p.SndbufLimited)
 		in.SndWnd, in.CwndBytes, in.RTTUS = uint64(c.SndWnd), c.CwndBytes(), uint64(c.RTT)
 		in.Retransmits = int64(c.TotalRetrans) - int64(p.TotalRetrans)
-		in.Spurious = min(max(int64(c.DsackDups)-int64(p.DsackDups), 0), max(in.Retransmits, 0))
+		in.Spurious = int64(c.DsackDups) - int64(p.DsackDups)
 		in.BitsPerSecond = float64(sent) * 8 / dt
 		in.InflightBytes, in.NotsentBytes = c.InflightBytes(), uint64(c.NotsentBytes)
 		if m := cur.Mem; m != nil {
