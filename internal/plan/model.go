@@ -141,7 +141,10 @@ func (m Model) overfills(o Obs, pol Policy) bool {
 // key saw it hold at (a loss-based control's window holds no flow its
 // buffers hold under the BDP: it builds no queue to lose in). A pacing
 // control that overfilled (one trial says so) is held at what those trials
-// carried, from their payload to Gain + 1 BDPs.
+// carried, from where it overfills to Gain + 1 BDPs: their payload, or
+// less where the queue they stood in (queued) shows that a BDP and that
+// queue in flight already fill it (the evidence says nothing of a
+// payload between, so it stands for them all).
 func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
@@ -180,7 +183,7 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		if len(over[k]) > 0 {
 			l = Limit{Rate: meanRate(over[k]), Share: 1, From: math.Inf(1), Upto: (pol.Gain + 1) * m.bdp()}
 			for _, o := range over[k] {
-				l.From = min(l.From, m.allows(o.Point, o.Dir))
+				l.From = min(l.From, m.allows(o.Point, o.Dir), m.bdp()+o.queued(m.IdleRTT))
 			}
 		}
 		if m.Window[k.c] == nil {

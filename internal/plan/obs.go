@@ -215,6 +215,16 @@ func (o Obs) windowRate() float64 {
 	return o.Rate / 8
 }
 
+// queued is the payload o's trial kept standing in the bottleneck's
+// queue: its RTT under load above the idle one, at its rate (bytes;
+// +Inf where its RTT is unknown: no bound).
+func (o Obs) queued(idle time.Duration) float64 {
+	if o.RTT <= 0 || idle <= 0 {
+		return math.Inf(1)
+	}
+	return max(0, (o.RTT-idle).Seconds()) * o.Rate / 8
+}
+
 // segments is about how many segments o's trial sent (its rate over its
 // period, in MSS-sized segments; 0 where either is unknown).
 func (o Obs) segments() float64 {

@@ -983,3 +983,32 @@ func TestSettled(t *testing.T) {
 		}
 	}
 }
+
+// A pacing control seen overfilling the queue at one send buffer
+// overfills it at any smaller one that still lets more than a BDP and
+// that queue in flight: the queue its trials stood in bounds where the
+// evidence holds, not the buffer it was seen at.
+func TestOverfillHoldsDownToTheQueue(t *testing.T) {
+	q := 0.2 * float64(bdp)
+	at := func(bdps float64) Point {
+		return Point{Rmem: 40 * mib, Wmem: RoundUp(bdps * float64(bdp)), CC: "bbr"}
+	}
+	// A lossless cubic set: the path has no random loss.
+	obs := full(Point{Rmem: 40 * mib, Wmem: 40 * mib, CC: "cubic"}, Forward, attrib.Network, 0.9*gp)
+	for i := range 3 { // payload 1.6 BDPs at the prior's share 0.8
+		o := held(at(2), Forward, Full, attrib.SendBuffer, 0.7*gp)
+		o.Lost, o.Recovering = 60000+int64(i), true
+		o.RTT = rtt + time.Duration(q*8/o.Rate*float64(time.Second))
+		obs = append(obs, o)
+	}
+	m := Fit(prior(false), obs, pol())
+	if x := m.Predict(at(1.75), Forward); x > 0.71*gp { // 1.4 BDPs in flight: more than a BDP and the queue
+		t.Errorf("1.75 × BDP predicted %.0f: as if the queue were deeper than its trials stood in", x)
+	}
+	if x := m.Predict(at(1.4), Forward); x < 0.95*gp { // 1.12 BDPs: a BDP and part of the queue
+		t.Errorf("1.4 × BDP predicted %.0f, held as if it overfilled", x)
+	}
+	if x := m.Predict(at(4), Forward); x < gp {
+		t.Errorf("4 × BDP predicted %.0f: Gain + 1 BDPs hold what was sent beyond the holes", x)
+	}
+}
