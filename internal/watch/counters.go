@@ -17,8 +17,11 @@ const (
 	memory      = "memory"
 	listen      = "listen"
 	retrans     = "retransmits"
-	backlog     = "backlog"
-	softnet     = "softnet"
+	// spurious qualifies retrans: the retransmitted segments the
+	// receiver reported it already had.
+	spurious = "spurious"
+	backlog  = "backlog"
+	softnet  = "softnet"
 )
 
 // SoftnetDrops is the name watch gives softnet_stat's drop column.
@@ -39,5 +42,6 @@ var Counters = []Counter{
 	{"TcpExt.TCPAbortOnMemory", "connections aborted for lack of TCP memory", memory},
 	{"TcpExt.ListenOverflows", "accept queue overflowed", listen},
 	{"Tcp.RetransSegs", "segments retransmitted", retrans},
+	{"TcpExt.TCPDSACKRecvSegs", "retransmitted segments the receiver already had (DSACK): reordering or an early timeout, not loss", spurious},
 	{SoftnetDrops, "packets dropped: input backlog (netdev_max_backlog) full", softnet},
 }

@@ -43,7 +43,7 @@ func verdicts(r Report) []string {
 		out = append(out, fmt.Sprintf("input backlog drops: %s; raise net.core.netdev_max_backlog or spread the NIC's interrupts", strings.Join(what[softnet], ", ")))
 	}
 	if per[retrans] > 0 {
-		out = append(out, fmt.Sprintf("%s: loss on the path or a queue overflowing along it", strings.Join(what[retrans], ", ")))
+		out = append(out, retransVerdict(per[retrans], per[spurious], what[retrans]))
 	}
 	for _, s := range r.Sockets {
 		switch {
@@ -58,6 +58,20 @@ func verdicts(r Report) []string {
 		}
 	}
 	return out
+}
+
+// retransVerdict says what the host's retransmits were (n a second,
+// dup of them the receiver reported it already had): loss, or where
+// every one was a duplicate, reordering or early timeouts.
+func retransVerdict(n, dup float64, what []string) string {
+	w := strings.Join(what, ", ")
+	switch {
+	case dup <= 0:
+		return w + ": loss on the path or a queue overflowing along it"
+	case dup >= n:
+		return fmt.Sprintf("%s, the receivers already had each (%.0f duplicates/s reported): reordering on the path or early timeouts, not loss", w, dup)
+	}
+	return fmt.Sprintf("%s, %.0f/s of them segments the receivers already had (reordering or early timeouts); the rest: loss on the path or a queue overflowing along it", w, dup)
 }
 
 // held reports whether a socket's limit is one to act on: a buffer, a

@@ -159,3 +159,25 @@ func TestCollectorBoundsSockets(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Retransmits the receivers reported as duplicates (DSACK) are not loss:
+// where every one was, the verdict says reordering; where some were, it
+// counts them apart.
+func TestRetransmitsTheReceiverHad(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	for _, c := range []struct {
+		dup       float64
+		want, not string
+	}{
+		{0, "50 retransmits/s: loss on the path", "duplicates"},
+		{50, "reordering on the path or early timeouts, not loss", "the rest"},
+		{20, "20/s of them segments the receivers already had (reordering or early timeouts); the rest: loss on the path", "not loss"},
+	} {
+		prev := Sample{Time: t0, Counters: procnet.Counters{"Tcp.RetransSegs": 100, "TcpExt.TCPDSACKRecvSegs": 7}}
+		cur := Sample{Time: t0.Add(time.Second), Counters: procnet.Counters{"Tcp.RetransSegs": 150, "TcpExt.TCPDSACKRecvSegs": 7 + int64(c.dup)}}
+		r := Diff(prev, cur)
+		if len(r.Verdicts) != 1 || !strings.Contains(r.Verdicts[0], c.want) || strings.Contains(r.Verdicts[0], c.not) {
+			t.Errorf("%.0f duplicates/s: %q", c.dup, r.Verdicts)
+		}
+	}
+}
