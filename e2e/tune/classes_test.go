@@ -84,12 +84,7 @@ func TestTunePeerStockIperf3Cubic2G(t *testing.T) {
 	// flow carries at 2 Gbit/s through the lab is also the machine's
 	// (two busy cores: 1.3–1.5 Gbit/s at any setting on a slow day, 1.9
 	// on a quick one); bench/tune.sh holds it to a sweep.
-	best := 0.0
-	for _, c := range s.Cands {
-		if f := c.Summary["forward"]; f.N >= 2 {
-			best = max(best, f.Mean)
-		}
-	}
+	best := s.bestFullSet("forward")
 	if b, a := s.find("baseline").Summary["forward"], s.Verify.Summary["forward"]; a.Median < 1.4*b.Median || a.Mean < 0.9*best {
 		t.Errorf("forward: before %.0f, after %.0f (mean %.0f) Mbit/s of %.0f, the best full set's mean %.0f", b.Median/1e6, a.Median/1e6, a.Mean/1e6, s.Goodput/1e6, best/1e6)
 	}

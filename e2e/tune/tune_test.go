@@ -134,6 +134,18 @@ func (s summary) find(id string) *cand {
 	return nil
 }
 
+// bestFullSet is the best mean of the candidates measured with two
+// trials or more in direction d.
+func (s summary) bestFullSet(d string) float64 {
+	best := 0.0
+	for _, c := range s.Cands {
+		if f := c.Summary[d]; f.N >= 2 {
+			best = max(best, f.Mean)
+		}
+	}
+	return best
+}
+
 // The README's main job, shortened: tune on a 1 Gbit/s lab link whose
 // namespaces inherit the host's tcp_wmem max, with the JSON summary and
 // the HTML report. The RTT is chosen so that the inherited send buffer
