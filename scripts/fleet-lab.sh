@@ -48,9 +48,23 @@ up() {
 	ssh-keygen -q -t ed25519 -N '' -f "$dir/id_ed25519" <<<y >/dev/null
 	cp "$dir/id_ed25519.pub" "$dir/authorized_keys"
 	local inv_mesh="" inv_fleet="" inv_ref=""
+	# Each host's link queues a BDP of the longest path through it (its
+	# RTT and the longest other's), as a router sized for the star's
+	# paths: a queue of its own RTT's BDP is a sixth of what a 60 ms
+	# path across the hub needs, and a flow's slow start then overflows
+	# it into timeouts, whatever the hosts' settings.
+	local rtts own r l skipped
+	rtts=$(for spec in $hosts; do IFS=: read -r _ _ rtt _ <<<"$spec"; echo "${rtt%ms}"; done)
 	for spec in $hosts; do
 		IFS=: read -r name rate rtt group <<<"$spec"
-		"$bin" lab up "f$name" --hub fleet --rate "$rate" --rtt "$rtt" >/dev/null
+		own=${rtt%ms} l=0 skipped=0
+		for r in $rtts; do # the longest other host's RTT
+			if [ "$r" = "$own" ] && [ $skipped = 0 ]; then skipped=1; continue; fi
+			awk -v a="$r" -v b="$l" 'BEGIN { exit !(a > b) }' && l=$r
+		done
+		local queue=()
+		[ "$own" != 0 ] && queue=(--queue "$(awk -v r="$own" -v l="$l" 'BEGIN { printf "%.2fbdp", (r + l) / r }')")
+		"$bin" lab up "f$name" --hub fleet --rate "$rate" --rtt "$rtt" "${queue[@]}" >/dev/null
 		local ns=tcptune-f$name-b
 		local kv sysctls=$host_sysctls
 		[ "$name" = ref ] && sysctls=$ref_sysctls

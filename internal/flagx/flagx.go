@@ -42,6 +42,30 @@ func IntVarP(fs *pflag.FlagSet, p *int, name, short string, def, min, max int, w
 	fs.VarP(&intValue{p: p, min: min, max: max, what: what}, name, short, usage)
 }
 
+type fractionValue struct{ p *float64 }
+
+func (v *fractionValue) String() string { return strconv.FormatFloat(*v.p, 'f', -1, 64) }
+func (v *fractionValue) Type() string   { return "fraction" }
+func (v *fractionValue) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if pct, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
+		f, err = strconv.ParseFloat(pct, 64)
+		f /= 100
+	}
+	if err != nil || f < 0 || f >= 1 {
+		return fmt.Errorf("accepts a fraction 0..1 (0.05) or a percentage (5%%)")
+	}
+	*v.p = f
+	return nil
+}
+
+// FractionVar defines a flag that accepts a fraction in [0, 1), as 0.05
+// or 5%.
+func FractionVar(fs *pflag.FlagSet, p *float64, name string, def float64, usage string) {
+	*p = def
+	fs.Var(&fractionValue{p: p}, name, usage)
+}
+
 type sizeValue struct {
 	p   *int64
 	max int64

@@ -18,15 +18,17 @@ func TestValues(t *testing.T) {
 	var rate float64
 	var d time.Duration
 	var unit byte
+	var frac float64
+	FractionVar(fs, &frac, "noise", 0.05, "")
 	IntVarP(fs, &n, "parallel", "P", 1, 1, 128, "streams", "")
 	SizeVarP(fs, &size, "window", "w", 1<<30, "")
 	RateVarP(fs, &rate, "bitrate", "b", "")
 	SecondsVarP(fs, &d, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "")
 	fs.VarP(Format(&unit), "format", "f", "")
-	if err := fs.Parse([]string{"-P", "4", "-w", "4M", "-b", "100M/64", "-i", "0", "-f", "a"}); err != nil {
+	if err := fs.Parse([]string{"-P", "4", "-w", "4M", "-b", "100M/64", "-i", "0", "-f", "a", "--noise", "20%"}); err != nil {
 		t.Fatal(err)
 	}
-	if n != 4 || size != 4<<20 || rate != 100e6 || d != 0 || unit != 'a' {
+	if n != 4 || size != 4<<20 || rate != 100e6 || d != 0 || unit != 'a' || frac != 0.2 {
 		t.Fatalf("n %d size %d rate %g d %v unit %q", n, size, rate, d, unit)
 	}
 	// "/s" is a unit, not iperf3's burst.
@@ -35,6 +37,8 @@ func TestValues(t *testing.T) {
 	}
 	for _, bad := range []struct{ args, want string }{
 		{"-P 0", "accepts streams 1..128"},
+		{"--noise 1", "accepts a fraction 0..1 (0.05) or a percentage (5%)"},
+		{"--noise -0.1", "accepts a fraction 0..1"},
 		{"-w 2G", "accepts a size in bytes up to 1073741824"},
 		{"-b fast", "accepts a rate in bits/s"},
 		{"-i 0.05", "accepts 0 or 0.1..60 seconds"},

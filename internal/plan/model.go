@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/window"
 )
 
@@ -410,9 +411,5 @@ func (m Model) payload(p Point, d Direction, send float64) float64 {
 // their difference (the pooled spread × √(1/n + 1/k)), within [MinTol,
 // MaxTol] (two single trials: apart).
 func (m Model) TolN(d Direction, n, k int, pol Policy) float64 {
-	se := 1 / float64(max(n, 1))
-	if k > 0 {
-		se += 1 / float64(k)
-	}
-	return min(pol.MaxTol, max(pol.MinTol, pol.Spreads*m.Spread[d]*math.Sqrt(se)))
+	return min(pol.MaxTol, max(pol.MinTol, stats.Apart(m.Spread[d], pol.Spreads, n, k)))
 }

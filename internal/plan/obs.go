@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/attrib"
+	"github.com/tcptune/tcptune/internal/stats"
 )
 
 // Kind is what a trial is for.
@@ -252,26 +253,22 @@ func mean(xs []float64) float64 {
 // varies from trial to trial, not the path).
 func spreads(obs []Obs, pr Prior) map[Direction]float64 {
 	bdp := pr.bdp()
-	ss, df := map[Direction]float64{}, map[Direction]int{}
+	groups := map[Direction][][]float64{}
 	for _, set := range fullSets(obs, pr.BothEnds) {
 		byLimit := map[attrib.Limit][]float64{}
 		for _, o := range set {
 			if !o.Drops { // the drops' count varies, not the path
-				byLimit[o.mode(bdp)] = append(byLimit[o.mode(bdp)], math.Log(o.Rate))
+				byLimit[o.mode(bdp)] = append(byLimit[o.mode(bdp)], o.Rate)
 			}
 		}
 		for _, xs := range byLimit {
-			m := mean(xs)
-			for _, x := range xs {
-				ss[set[0].Dir] += (x - m) * (x - m)
-			}
-			df[set[0].Dir] += len(xs) - 1
+			groups[set[0].Dir] = append(groups[set[0].Dir], xs)
 		}
 	}
 	out := map[Direction]float64{}
-	for d, s := range ss {
-		if df[d] > 0 {
-			out[d] = math.Sqrt(s / float64(df[d]))
+	for d, g := range groups {
+		if s, df := stats.LogSpread(g...); df > 0 {
+			out[d] = s
 		}
 	}
 	return out

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tcptune/tcptune/internal/knobs"
+	"github.com/tcptune/tcptune/internal/stats"
 )
 
 // Direction of a trial: forward is this host sending, reverse the peer.
@@ -404,7 +405,7 @@ func (m Model) Need(k Knob, cc string, bdp int64, pol Policy) int64 {
 // has two modes (cubic leaving slow start early or late) one trial of
 // each differs by that much without any knob's doing.
 func (m Model) apart(d Direction, pol Policy) float64 {
-	return max(pol.MinTol, pol.Spreads*m.Spread[d]*math.Sqrt2)
+	return max(pol.MinTol, stats.Apart(m.Spread[d], pol.Spreads, 1, 1))
 }
 
 // ShareOf is the share of buffer k the model predicts with (a send

@@ -116,3 +116,48 @@ func lgamma(x int) float64 {
 func Overlaps(a, b Summary) bool {
 	return a.CILow <= b.CIHigh && b.CILow <= a.CIHigh
 }
+
+// LogSpread is the pooled standard deviation of the logarithms of the
+// samples' values, each sample about its own mean: a relative spread
+// (0.05 is about 5%) that several small samples share. df is its
+// degrees of freedom; with none (no sample holds two positive values)
+// the spread is unknown and 0.
+func LogSpread(samples ...[]float64) (spread float64, df int) {
+	var ss float64
+	for _, xs := range samples {
+		var logs []float64
+		for _, x := range xs {
+			if x > 0 {
+				logs = append(logs, math.Log(x))
+			}
+		}
+		if len(logs) < 2 {
+			continue
+		}
+		var m float64
+		for _, l := range logs {
+			m += l
+		}
+		m /= float64(len(logs))
+		for _, l := range logs {
+			ss += (l - m) * (l - m)
+		}
+		df += len(logs) - 1
+	}
+	if df == 0 {
+		return 0, 0
+	}
+	return math.Sqrt(ss / float64(df)), df
+}
+
+// Apart is how far apart, relatively, the means of n and of k values
+// of relative spread s lie before they differ by more than the noise:
+// z standard errors of their difference, s × √(1/n + 1/k); k = 0 holds
+// a mean to a figure without noise.
+func Apart(s, z float64, n, k int) float64 {
+	se := 1 / float64(max(n, 1))
+	if k > 0 {
+		se += 1 / float64(k)
+	}
+	return z * s * math.Sqrt(se)
+}

@@ -52,3 +52,31 @@ func TestEdge(t *testing.T) {
 		t.Fatal("no overlap")
 	}
 }
+
+func TestLogSpreadApart(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		samples [][]float64
+		spread  float64
+		df      int
+	}{
+		{"no sample of two", [][]float64{{5}, {7}}, 0, 0},
+		{"constant", [][]float64{{3, 3, 3}}, 0, 2},
+		// Two values a factor e apart: logs 0 and 1, sd 1/√2.
+		{"a factor e", [][]float64{{1, math.E}}, 1 / math.Sqrt2, 1},
+		// Pooled: each about its own mean, so levels do not add spread.
+		{"pooled over levels", [][]float64{{1, math.E}, {100, 100 * math.E}}, 1 / math.Sqrt2, 2},
+		{"non-positive values skipped", [][]float64{{0, -1, 1, math.E}}, 1 / math.Sqrt2, 1},
+	} {
+		s, df := LogSpread(c.samples...)
+		if math.Abs(s-c.spread) > 1e-12 || df != c.df {
+			t.Errorf("%s: %v (df %d), want %v (df %d)", c.name, s, df, c.spread, c.df)
+		}
+	}
+	if got := Apart(0.1, 2, 2, 2); math.Abs(got-0.2) > 1e-12 {
+		t.Errorf("Apart(0.1, 2, 2, 2) = %v, want 0.2", got)
+	}
+	if got := Apart(0.1, 2, 4, 0); math.Abs(got-0.1) > 1e-12 {
+		t.Errorf("Apart(0.1, 2, 4, 0) = %v, want 0.1 (a mean held to a figure)", got)
+	}
+}
