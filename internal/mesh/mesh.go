@@ -6,14 +6,13 @@
 package mesh
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
 
 	"github.com/tcptune/tcptune/internal/attrib"
-	"github.com/tcptune/tcptune/internal/limits"
+	"github.com/tcptune/tcptune/internal/client"
 )
 
 // Pair is one ordered pair's result: From sent to To.
@@ -45,32 +44,12 @@ func (p Pair) Why() string {
 	return "unknown"
 }
 
-// doc is what Read takes from a bench -J document.
-type doc struct {
-	ExtraData string `json:"extra_data"`
-	Error     string `json:"error"`
-	End       struct {
-		SumReceived struct {
-			BitsPerSecond float64 `json:"bits_per_second"`
-		} `json:"sum_received"`
-	} `json:"end"`
-	Tcptune struct {
-		Limits []limits.Verdict `json:"limits"`
-		Repeat *struct {
-			Runs    []json.RawMessage `json:"runs"`
-			Summary struct {
-				Median float64 `json:"median"`
-			} `json:"summary"`
-		} `json:"repeat"`
-	} `json:"tcptune"`
-}
-
 // Parse reads one pair from a bench -J document whose --extra-data
 // names it: "from=HOST to=HOST".
 func Parse(data []byte) (Pair, error) {
-	var d doc
-	if err := json.Unmarshal(data, &d); err != nil {
-		return Pair{}, fmt.Errorf("not a bench -J document: %w", err)
+	d, err := client.ReadDoc(data)
+	if err != nil {
+		return Pair{}, err
 	}
 	var p Pair
 	for _, f := range strings.Fields(d.ExtraData) {
@@ -90,10 +69,8 @@ func Parse(data []byte) (Pair, error) {
 		p.Runs, p.BitsPerSecond = len(r.Runs), r.Summary.Median
 	}
 	p.Limit = attrib.Unknown
-	for _, v := range d.Tcptune.Limits {
-		if v.Direction == limits.ClientToServer {
-			p.Limit, p.Verdict = v.Result.Limit, v.Result.Verdict
-		}
+	if v, ok := d.Forward(); ok {
+		p.Limit, p.Verdict = v.Result.Limit, v.Result.Verdict
 	}
 	return p, nil
 }

@@ -8,11 +8,10 @@
 package rollout
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/tcptune/tcptune/internal/attrib"
-	"github.com/tcptune/tcptune/internal/limits"
+	"github.com/tcptune/tcptune/internal/client"
 	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/units"
 )
@@ -39,42 +38,18 @@ func (s Sample) Mean() float64 {
 // Parse reads a Sample from a bench -J document (with or without
 // --repeat).
 func Parse(data []byte) (Sample, error) {
-	var d struct {
-		Error string `json:"error"`
-		End   struct {
-			SumReceived struct {
-				BitsPerSecond float64 `json:"bits_per_second"`
-			} `json:"sum_received"`
-		} `json:"end"`
-		Tcptune struct {
-			Limits []limits.Verdict `json:"limits"`
-			Repeat *struct {
-				Runs []struct {
-					BitsPerSecond float64 `json:"bits_per_second"`
-				} `json:"runs"`
-			} `json:"repeat"`
-		} `json:"tcptune"`
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return Sample{}, fmt.Errorf("not a bench -J document: %w", err)
+	d, err := client.ReadDoc(data)
+	if err != nil {
+		return Sample{}, err
 	}
 	if d.Error != "" {
 		return Sample{}, fmt.Errorf("the test failed: %s", d.Error)
 	}
-	s := Sample{Limit: attrib.Unknown}
-	if r := d.Tcptune.Repeat; r != nil {
-		for _, run := range r.Runs {
-			s.Runs = append(s.Runs, run.BitsPerSecond)
-		}
-	} else {
-		s.Runs = []float64{d.End.SumReceived.BitsPerSecond}
+	s := Sample{Runs: d.Runs(), Limit: attrib.Unknown}
+	if v, ok := d.Forward(); ok {
+		s.Limit = v.Result.Limit
 	}
-	for _, v := range d.Tcptune.Limits {
-		if v.Direction == limits.ClientToServer {
-			s.Limit = v.Result.Limit
-		}
-	}
-	if len(s.Runs) == 0 || s.Mean() <= 0 {
+	if s.Mean() <= 0 {
 		return Sample{}, fmt.Errorf("the document holds no rate")
 	}
 	return s, nil
