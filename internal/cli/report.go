@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/flagx"
@@ -52,39 +51,22 @@ func newReportCompareCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "compare BEFORE.json AFTER.json [AGAIN.json]",
 		Short: "Judge a change from one host's bench -J results before and after it (and again rolled back)",
-		Long: `compare reads "tcptune bench -J" documents of one host against one server:
-before a change and after it, and prints what the change did: "better",
-"same" or "worse". A difference counts when it exceeds --noise and the
-noise the runs themselves show (bench --repeat: two standard errors of
-the difference at their pooled spread). A drop is the change's only if
-rolling the change back restores the rate: given AGAIN.json (the host
-measured again with the change rolled back), a host that did no better
-without the change is "path-varied": the path carried less, not the
-change. The Ansible playbook rollout.yml decides with it.`,
+		Long: `compare reads "tcptune bench -J" documents of one host against one server,
+before and after a change, and says "better", "same" or "worse": a difference
+counts beyond --noise and two standard errors at the runs' pooled spread. A
+drop is the change's only if rolling it back restores the rate: with AGAIN.json
+(measured rolled back), a host no better without the change is "path-varied".`,
 		Example: "  tcptune report compare before.json after.json --noise 0.05\n  tcptune report compare before.json after.json again.json -J",
 		Args:    cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var s []rollout.Sample
-			for _, f := range args {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					return err
-				}
-				x, err := rollout.Parse(b)
-				if err != nil {
-					return fmt.Errorf("%s: %w", f, err)
-				}
-				s = append(s, x)
-			}
-			var again *rollout.Sample
-			if len(s) == 3 {
-				again = &s[2]
-			}
-			d := rollout.Judge(s[0], s[1], again, floor)
-			if asJSON {
+			d, err := rollout.JudgeFiles(floor, args[0], args[1], args[2:]...)
+			switch {
+			case err != nil:
+				return err
+			case asJSON:
 				return writeJSON(cmd.OutOrStdout(), d)
 			}
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), d)
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), d)
 			return err
 		},
 	}

@@ -9,6 +9,7 @@ package rollout
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/client"
@@ -53,6 +54,28 @@ func Parse(data []byte) (Sample, error) {
 		return Sample{}, fmt.Errorf("the document holds no rate")
 	}
 	return s, nil
+}
+
+// JudgeFiles is Judge of bench -J documents in files: before, after
+// and, if given, again.
+func JudgeFiles(floor float64, before, after string, again ...string) (Decision, error) {
+	var s []Sample
+	for _, f := range append([]string{before, after}, again...) {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			var x Sample
+			if x, err = Parse(b); err == nil {
+				s = append(s, x)
+				continue
+			}
+		}
+		return Decision{}, fmt.Errorf("%s: %w", f, err)
+	}
+	var a *Sample
+	if len(s) > 2 {
+		a = &s[2]
+	}
+	return Judge(s[0], s[1], a, floor), nil
 }
 
 // Result is what the comparison decides.

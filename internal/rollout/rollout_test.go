@@ -1,6 +1,9 @@
 package rollout
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,5 +76,31 @@ func TestParse(t *testing.T) {
 		if err != nil || len(s.Runs) != c.runs || s.Mean() != c.mean || s.Limit != c.limit {
 			t.Errorf("%s: %+v %v", c.doc, s, err)
 		}
+	}
+}
+
+func TestJudgeFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, runs ...float64) string {
+		var rs []string
+		for _, r := range runs {
+			rs = append(rs, fmt.Sprintf(`{"bits_per_second":%g}`, r*1e6))
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(`{"end":{},"tcptune":{"repeat":{"runs":[`+strings.Join(rs, ",")+`]}}}`), 0o644)
+		return p
+	}
+	before, after, again := write("b.json", 255, 254), write("a.json", 194, 193), write("c.json", 250, 252)
+	if d, err := JudgeFiles(0.05, before, after); err != nil || d.Result != Worse || d.Again != 0 {
+		t.Errorf("before, after: %v %v", d, err)
+	}
+	if d, err := JudgeFiles(0.05, before, after, again); err != nil || d.Result != Worse || d.Again != 251e6 {
+		t.Errorf("before, after, again: %v %v", d, err)
+	}
+	if d, err := JudgeFiles(0.05, before, after, after); err != nil || d.Result != PathVaried {
+		t.Errorf("again as low as after: %v %v", d, err)
+	}
+	if _, err := JudgeFiles(0.05, before, filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("a missing file: %v, want an error naming it", err)
 	}
 }
