@@ -79,15 +79,14 @@ func TestTunePeerStockIperf3Cubic2G(t *testing.T) {
 	if ch == nil || !s.Kept || s.Verify == nil || (ch.WmemMax <= 4194304 && ch.Congestion == "") {
 		t.Fatalf("choice %+v kept %v: %s", ch, s.Kept, s.Why)
 	}
-	// Every verification trial above every baseline trial, and the
-	// choice within the noise rule's widest tolerance (10%) of the best
-	// full set the run measured: what one flow carries at 2 Gbit/s
+	// Every verification trial above every baseline trial, and no full
+	// set the run measured beat the choice beyond the noise (beaten):
+	// what one flow carries at 2 Gbit/s
 	// through the lab is also the machine's (two busy cores: 1.3–1.5
 	// Gbit/s at any setting on a slow day, against a baseline of 1.0;
 	// 1.9 on a quick one); bench/tune.sh holds it to a sweep.
-	best := s.bestFullSet("forward")
-	if b, a := s.find("baseline").Summary["forward"], s.Verify.Summary["forward"]; a.Min <= b.Max || a.Mean < 0.9*best {
-		t.Errorf("forward: before %.0f–%.0f, after %.0f–%.0f (mean %.0f) Mbit/s of %.0f, the best full set's mean %.0f", b.Min/1e6, b.Max/1e6, a.Min/1e6, a.Max/1e6, a.Mean/1e6, s.Goodput/1e6, best/1e6)
+	if b, a := s.find("baseline").Summary["forward"], s.Verify.Summary["forward"]; a.Min <= b.Max || s.beaten("forward") != "" {
+		t.Errorf("forward: before %.0f–%.0f, after %.0f–%.0f (mean %.0f) Mbit/s of %.0f; beaten by %q", b.Min/1e6, b.Max/1e6, a.Min/1e6, a.Max/1e6, a.Mean/1e6, s.Goodput/1e6, s.beaten("forward"))
 	}
 	if len(s.PeerAdvice) == 0 || !strings.Contains(strings.Join(s.PeerAdvice, "\n"), "counted only at this receiver") {
 		t.Errorf("peer advice %q", s.PeerAdvice)

@@ -92,16 +92,15 @@ func TestTunePeerLongLossyCross(t *testing.T) {
 		t.Errorf("wmem max %d: not raised, or above 4 × BDP (%d, the ladder's %d)", ch.WmemMax, s.BDP, top)
 	}
 	// The raise paid: every verification trial above every baseline
-	// trial, and the choice within the noise rule's widest tolerance
-	// (10%) of the best full set measured. BBR at 0.01% loss over 300 ms
+	// trial, and no full set the run measured beat the choice beyond the
+	// noise (beaten). BBR at 0.01% loss over 300 ms
 	// holds about 29 Mbit/s whatever its buffers (1.4 × the baseline's
 	// 21), and a loss in a 2 s trial may take 16% off it (24.6 of 29.2):
 	// the gain over the baseline alone is within a trial's noise of the
 	// most there is.
 	b, a := s.find("baseline").Summary["forward"], s.Verify.Summary["forward"]
-	best := s.bestFullSet("forward")
-	if a.Min <= b.Max || a.Mean < 0.9*best {
-		t.Errorf("forward: after %.1f–%.1f (mean %.1f), before %.1f–%.1f, the best full set's mean %.1f Mbit/s", a.Min/1e6, a.Max/1e6, a.Mean/1e6, b.Min/1e6, b.Max/1e6, best/1e6)
+	if beat := s.beaten("forward"); a.Min <= b.Max || beat != "" {
+		t.Errorf("forward: after %.1f–%.1f (mean %.1f), before %.1f–%.1f Mbit/s; beaten by %q", a.Min/1e6, a.Max/1e6, a.Mean/1e6, b.Min/1e6, b.Max/1e6, beat)
 	}
 	if st, err := lab.ReadState(name); err != nil || st.Seed != 19 {
 		t.Errorf("the link's loss seed: %+v %v", st, err)
