@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/tcptune/tcptune/internal/attrib"
-	"github.com/tcptune/tcptune/internal/stats"
 	"github.com/tcptune/tcptune/internal/window"
 )
 
@@ -404,12 +403,4 @@ func (m Model) payload(p Point, d Direction, send float64) float64 {
 		a = min(a, send*float64(p.Wmem))
 	}
 	return a
-}
-
-// TolN is d's noise tolerance where the mean of n trials is held to the
-// mean of k (0: a figure without noise): Spreads standard errors of
-// their difference (the pooled spread × √(1/n + 1/k)), within [MinTol,
-// MaxTol] (two single trials: apart).
-func (m Model) TolN(d Direction, n, k int, pol Policy) float64 {
-	return min(pol.MaxTol, max(pol.MinTol, stats.Apart(m.Spread[d], pol.Spreads, n, k)))
 }

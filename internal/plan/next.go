@@ -24,25 +24,32 @@ type rating struct {
 // (and in the lab, where one direction screens for both, of the other
 // direction's), and how many trials that is. kind 0: none.
 func (s State) measured(p Point, d Direction) (float64, Kind, int) {
-	both := s.Model.BothEnds
-	pick := func(dir Direction, kind Kind) []float64 {
-		var xs []float64
-		for _, o := range s.Obs {
-			if o.Dir == dir && o.Kind == kind && o.Point.key(dir, both) == p.key(dir, both) {
-				xs = append(xs, o.Rate)
-			}
-		}
-		return xs
-	}
-	for _, dir := range []Direction{d, s.Model.mirror(d)} { // the lab's ends are alike
-		if xs := pick(dir, Full); len(xs) > 0 {
-			return s.Model.mix(p, d, xs), Full, len(xs)
-		}
-		if xs := pick(dir, Screen); len(xs) > 0 {
-			return stats.Median(xs), Screen, 1
-		}
+	switch xs, k := s.trials(p, d); k {
+	case Full:
+		return s.Model.mix(p, d, xs), Full, len(xs)
+	case Screen:
+		return stats.Median(xs), Screen, 1
 	}
 	return 0, 0, 0
+}
+
+// trials is the rates measured sees: of the full set at p's key in d,
+// else of its screenings, else the lab's mirror's alike, and their kind.
+func (s State) trials(p Point, d Direction) ([]float64, Kind) {
+	for _, dir := range []Direction{d, s.Model.mirror(d)} { // the lab's ends are alike
+		for _, kind := range []Kind{Full, Screen} {
+			var xs []float64
+			for _, o := range s.Obs {
+				if o.Dir == dir && o.Kind == kind && o.Point.key(dir, s.Model.BothEnds) == p.key(dir, s.Model.BothEnds) {
+					xs = append(xs, o.Rate)
+				}
+			}
+			if len(xs) > 0 {
+				return xs, kind
+			}
+		}
+	}
+	return nil, 0
 }
 
 // mix is a full set's rate, xs, at p in d: its mean, or where the
@@ -89,6 +96,9 @@ func (s State) atAim(p Point, r rating, aim map[Direction]float64, best float64,
 		if s.Model.goodput(p.MTU)*(1+pol.Slack) < a*s.Model.Target(d) {
 			return false
 		}
+		if r.observed[d] == Full && s.outranked(p, d, pol) {
+			return false
+		}
 		if r.observed[d] != 0 {
 			a -= s.Model.TolN(d, r.n[d], 0, pol)
 		} else {
@@ -130,10 +140,10 @@ func Next(s State, pol Policy) Action {
 	for _, r := range ratings {
 		best = max(best, r.joint(aim, s.Model.Dirs))
 	}
-	act, pick := Action{Aim: aim}, -1
+	act, pick, surprise := Action{Aim: aim}, -1, false
 	for i, p := range pts { // a screening's surprise gets its full set first
 		if at := s.atAim(p, ratings[i], aim, best, pol); !at && s.confirming(p, pol) != nil {
-			pick = i
+			pick, surprise = i, true
 			break
 		} else if at && pick < 0 {
 			pick = i
@@ -147,16 +157,16 @@ func Next(s State, pol Policy) Action {
 	for _, d := range s.Model.Dirs {
 		act.Predicted[d] = s.Model.Predict(p, d)
 	}
-	full := pol.SetsCost(len(s.Model.Dirs), s.Model.IdleRTT)
+	full, conf := pol.SetsCost(len(s.Model.Dirs), s.Model.IdleRTT), s.confirming(p, pol)
 	switch {
 	case r.whole:
 		act.Done, act.Why = true, StopChosen
-	case s.confirming(p, pol) != nil && !s.atAim(p, r, aim, best, pol):
-		act.Kind, act.Confirm, act.Dirs = Full, true, s.confirming(p, pol)
+	case surprise:
+		act.Kind, act.Confirm, act.Dirs = Full, true, conf
 		if s.Spent+pol.SetsCost(len(act.Dirs), s.Model.IdleRTT)+full > pol.Budget {
 			return s.outOfTime(pol, pts, ratings, aim, best, full)
 		}
-	case r.all || s.confirming(p, pol) != nil:
+	case r.all || conf != nil:
 		act.Kind, act.Dirs = Full, s.lacking(p)
 		if s.Spent+pol.SetsCost(len(act.Dirs), s.Model.IdleRTT) > pol.Budget {
 			act = Action{Done: true, Why: StopBudget, Aim: aim}
@@ -240,8 +250,8 @@ func (s State) lacking(p Point) []Direction {
 
 // Choose is the point to keep: of the points with a full set at their key
 // in every direction (the baseline's included), the cheapest within the
-// noise of the best mean in each direction, else the one nearest it in
-// its worst; ok is false when no point has a full set.
+// noise of the best mean in each direction (and not outranked), else the
+// one nearest it in its worst; ok is false when no point has a full set.
 func Choose(s State, pol Policy) (Point, bool) {
 	whole := slices.DeleteFunc(s.Grid.Points(), func(p Point) bool { return !s.rate(p, pol).whole })
 	if len(whole) == 0 {
@@ -259,7 +269,11 @@ func Choose(s State, pol Policy) (Point, bool) {
 		w, top := math.Inf(1), s.Model.goodput(p.MTU)*(1+pol.Slack)
 		for _, d := range s.Model.Dirs {
 			if x, _, n := s.measured(p, d); best[d] > 0 {
-				w = min(w, x/best[d]/(1-s.Model.TolN(d, n, bestN[d], pol)))
+				tol := s.Model.TolN(d, n, bestN[d], pol)
+				if s.outranked(p, d, pol) {
+					tol = pol.MinTol
+				}
+				w = min(w, x/best[d]/(1-tol))
 			}
 			if top < best[d] {
 				w = min(w, top/best[d])

@@ -190,12 +190,15 @@ func fullSets(obs []Obs, bothEnds bool) [][]Obs {
 	return out
 }
 
-func meanRate(set []Obs) float64 {
-	t := 0.0
-	for _, o := range set {
-		t += o.Rate
+func meanRate(set []Obs) float64 { return mean(rates(set)) }
+
+// rates is the trials' rates.
+func rates(set []Obs) []float64 {
+	xs := make([]float64, len(set))
+	for i, o := range set {
+		xs[i] = o.Rate
 	}
-	return t / float64(len(set))
+	return xs
 }
 
 func lower(was, v float64) float64 {
@@ -241,6 +244,30 @@ func mean(xs []float64) float64 {
 		t += x
 	}
 	return t / float64(len(xs))
+}
+
+// TolN is d's noise tolerance where the mean of n trials is held to the
+// mean of k (0: a figure without noise): Spreads standard errors of
+// their difference (the pooled spread × √(1/n + 1/k)), within [MinTol,
+// MaxTol] (two single trials: apart).
+func (m Model) TolN(d Direction, n, k int, pol Policy) float64 {
+	return min(pol.MaxTol, max(pol.MinTol, stats.Apart(m.Spread[d], pol.Spreads, n, k)))
+}
+
+// outranked reports whether another point's full set in d beat p's
+// beyond the noise: each of its trials above each of p's, an order one
+// distribution gives by chance at most pol.Order, its mean over MinTol
+// above. A set's own scatter (a send buffer at the lossy send need
+// losing a second to one loss) widens the spread TolN holds means to;
+// the order does not widen with it.
+func (s State) outranked(p Point, d Direction, pol Policy) bool {
+	xs, k := s.trials(p, d)
+	x, _, _ := s.measured(p, d)
+	return k == Full && slices.ContainsFunc(fullSets(s.Obs, s.Model.BothEnds), func(set []Obs) bool {
+		ys := rates(set)
+		return (set[0].Dir == d || set[0].Dir == s.Model.mirror(d)) && stats.Outranks(ys, xs) <= pol.Order &&
+			x < s.Model.mix(set[0].Point, d, ys)*(1-pol.MinTol)
+	})
 }
 
 // spreads pools, per direction, the variance of log rates among the

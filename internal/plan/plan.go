@@ -159,6 +159,10 @@ type Policy struct {
 	// MinTol and MaxTol bound a direction's noise tolerance; Spreads
 	// is how many pooled standard deviations it is.
 	MinTol, MaxTol, Spreads float64
+	// Order is the chance below which a full set that every trial of
+	// another beat is apart from it, whatever the spread (three
+	// trials against three: 1/20).
+	Order float64
 	// Trials per direction in a full set; Time and Omit a trial's
 	// measured and omitted parts; SetupRTTs the round trips a trial's
 	// set-up costs.
@@ -192,7 +196,7 @@ func DefaultPolicy(n int, t, o, rtt time.Duration) Policy {
 	if rtt >= 500*time.Millisecond {
 		b = 4 * time.Minute
 	}
-	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, Gain: 2, CCCost: 1, Slack: Slack, MinTol: 0.03, MaxTol: 0.10, Spreads: 2,
+	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, Gain: 2, CCCost: 1, Slack: Slack, MinTol: 0.03, MaxTol: 0.10, Spreads: 2, Order: 0.05,
 		Trials: n, Time: t, Omit: o, SetupRTTs: 8, ShortTime: max(t/4, time.Second), LeverTime: max(t/2, time.Second), LongRTT: 300 * time.Millisecond,
 		Budget: b, MinGain: 0.02, Worse: 0.05, LeverGain: 0.05}
 }

@@ -1012,3 +1012,38 @@ func TestOverfillHoldsDownToTheQueue(t *testing.T) {
 		t.Errorf("4 × BDP predicted %.0f: Gain + 1 BDPs hold what was sent beyond the holes", x)
 	}
 }
+
+// A full set every trial of which another's beat is apart from it
+// whatever the pooled spread: a send buffer at the lossy send need
+// scatters its own set (one loss costs a second of a trial), which
+// widens the tolerance to MaxTol, yet the larger buffer's three trials
+// all above its three are one chance in twenty. Where the sets overlap,
+// the spread decides, and the cheaper point within it stays the choice.
+func TestOutrankedIsApartWhateverTheSpread(t *testing.T) {
+	g := grid(pol())
+	lo, hi := on(g, 0, bdp*23/20, "bbr"), on(g, 0, bdp*3/2, "bbr") // reverse at the host's tcp_rmem: the baseline's
+	set := func(p Point, xs ...float64) []Obs {
+		var out []Obs
+		for _, x := range xs {
+			o := held(p, Forward, Full, attrib.SendBuffer, x*gp)
+			o.Lost = 40
+			out = append(out, o)
+		}
+		return out
+	}
+	base := append(set(g.Base, 0.18, 0.2, 0.22), full(g.Base, Reverse, attrib.PathFull, 0.9*gp)...)
+	for _, c := range []struct {
+		name string
+		hi   []float64
+		want Point
+	}{
+		{"every trial beaten", []float64{0.291, 0.293, 0.295}, hi},
+		{"overlapping", []float64{0.26, 0.30, 0.32}, lo},
+	} {
+		obs := append(append(slices.Clone(base), set(lo, 0.25, 0.27, 0.29)...), set(hi, c.hi...)...)
+		st := State{Grid: g, Model: Fit(prior(false), obs, pol()), Obs: obs}
+		if got, ok := Choose(st, pol()); !ok || got != c.want {
+			t.Errorf("%s: chose %+v, want %+v (spread %.3f, tolerance %.3f)", c.name, got, c.want, st.Model.Spread[Forward], st.Model.TolN(Forward, 3, 3, pol()))
+		}
+	}
+}

@@ -80,3 +80,23 @@ func TestLogSpreadApart(t *testing.T) {
 		t.Errorf("Apart(0.1, 2, 4, 0) = %v, want 0.1 (a mean held to a figure)", got)
 	}
 }
+
+func TestOutranks(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		hi, lo []float64
+		want   float64
+	}{
+		{"three above three", []float64{29.1, 29.3, 29.5}, []float64{24.3, 26.4, 28.8}, 1.0 / 20},
+		{"two above three", []float64{30, 31}, []float64{1, 2, 3}, 1.0 / 10},
+		{"one above one", []float64{2}, []float64{1}, 1.0 / 2},
+		{"a tie is no order", []float64{3, 4, 5}, []float64{1, 2, 3}, 1},
+		{"overlapping", []float64{2, 10, 11}, []float64{1, 3, 4}, 1},
+		{"the other way", []float64{1, 2, 3}, []float64{4, 5, 6}, 1},
+		{"empty", nil, []float64{1}, 1},
+	} {
+		if got := Outranks(c.hi, c.lo); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
