@@ -514,19 +514,44 @@ func TestReordering(t *testing.T) {
 		l.sysctl(name, side, "net.ipv4.tcp_wmem", "'4096 16384 33554432'")
 	}
 	l.serve(name)
-	before := counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPSACKReorder")
-	r, d := l.bench(name, l.ls()[name].AddrB, "-C", "cubic", "-t", "4", "-O", "1")
-	sack := counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPSACKReorder") - before
+	// Cubic's slow start ends early where its RTT samples rise by 4 ms
+	// (HyStart's delay test at 20 ms), which the held-back packets' 3 ms
+	// and a relay running late together can do: where and how often it
+	// ended is logged (a flow that fills the path ends it as its queue
+	// builds: at some 800 packets, the BDP 172).
+	var (
+		r       benchResult
+		d       map[string]any
+		sack    float64
+		verdict struct {
+			Limit   string `json:"limit"`
+			Verdict string `json:"verdict"`
+		}
+	)
+	err := l.unlessBehind(name, 20*time.Millisecond, func() error {
+		before := counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPSACKReorder")
+		hystart := counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPHystartDelayDetect")
+		atCwnd := counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPHystartDelayCwnd")
+		r, d = l.bench(name, l.ls()[name].AddrB, "-C", "cubic", "-t", "4", "-O", "1")
+		sack = counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPSACKReorder") - before
+		hystart = counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPHystartDelayDetect") - hystart
+		atCwnd = counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPHystartDelayCwnd") - atCwnd
+		if v, ok := d["tcptune"].(map[string]any)["limits"].([]any); ok && len(v) > 0 {
+			b, _ := json.Marshal(v[0].(map[string]any)["result"])
+			json.Unmarshal(b, &verdict)
+		}
+		st := l.ls()[name].Stats.AB
+		t.Logf("%.1f Mbit/s; %d packets held back, %d dropped; TCPSACKReorder %.0f; slow start ended on delay %.0f time(s), at %.0f packets in all; verdict %s: %s",
+			r.bps/1e6, st.HeldBack, st.LossDrops+st.QueueDrops, sack, hystart, atCwnd, verdict.Limit, verdict.Verdict)
+		if r.bps < 0.9*100e6*1448/1500 {
+			return fmt.Errorf("%.1f Mbit/s: the reordering held the flow back (slow start ended on delay %.0f time(s), at %.0f packets in all, the BDP 172)", r.bps/1e6, hystart, atCwnd)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
 	st := l.ls()[name].Stats.AB
-	var verdict struct {
-		Limit   string `json:"limit"`
-		Verdict string `json:"verdict"`
-	}
-	if v, ok := d["tcptune"].(map[string]any)["limits"].([]any); ok && len(v) > 0 {
-		b, _ := json.Marshal(v[0].(map[string]any)["result"])
-		json.Unmarshal(b, &verdict)
-	}
-	t.Logf("%.1f Mbit/s; %d packets held back, %d dropped; TCPSACKReorder %.0f; verdict %s: %s", r.bps/1e6, st.HeldBack, st.LossDrops+st.QueueDrops, sack, verdict.Limit, verdict.Verdict)
 	if st.HeldBack == 0 || sack == 0 {
 		t.Errorf("%d held back, TCPSACKReorder %.0f: the sender saw no reordering", st.HeldBack, sack)
 	}
@@ -535,9 +560,6 @@ func TestReordering(t *testing.T) {
 	}
 	if verdict.Limit == "" || strings.Contains(verdict.Verdict, "loss") {
 		t.Errorf("no loss on the path, verdict %q: %s", verdict.Limit, verdict.Verdict)
-	}
-	if r.bps < 0.9*100e6*1448/1500 {
-		t.Errorf("%.1f Mbit/s: the reordering held the flow back", r.bps/1e6)
 	}
 }
 
