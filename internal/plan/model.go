@@ -137,9 +137,13 @@ func (m Model) overfills(o Obs, pol Policy) bool {
 
 // windows learns each class's congestion-window limit per direction and
 // MTU: the rate of the trials the sender's side held and their share (the
-// others carried more), from the least buffers such a trial of a sampled
-// key saw it hold at (a loss-based control's window holds no flow its
-// buffers hold under the BDP: it builds no queue to lose in). A pacing
+// others carried more), from the least buffers a full set's trial saw it
+// hold at, or a loss-based control's screening at a full set's key (an
+// early exit lasts the trial, whatever its length; a pacing control's
+// slow trial is an event that passes, as a timeout, whose cost grows as
+// a trial shortens: a short screening does not sample the full set's).
+// A loss-based window holds no flow its buffers hold under the BDP: it
+// builds no queue to lose in. A pacing
 // control that overfilled (one trial says so) is held at what those trials
 // carried, from where it overfills to Gain + 1 BDPs: their payload, or
 // less where the queue they stood in (queued) shows that a BDP and that
@@ -156,7 +160,7 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		k, allows := keyOf(o), math.Inf(1)
 		if m.overfills(o, pol) {
 			over[k] = append(over[k], o)
-		} else if fullAt(obs, o.Point, o.Dir, m.BothEnds) && m.sendersHeld(o, obs, pol) { // a full set's, or a screening's at its key
+		} else if fullAt(obs, o.Point, o.Dir, m.BothEnds) && m.sendersHeld(o, obs, pol) && (o.Kind == Full || !Paces(k.c)) {
 			allows = m.allows(o.Point, o.Dir)
 		} else {
 			continue
@@ -213,12 +217,8 @@ func (m Model) sendersHeld(o Obs, obs []Obs, pol Policy) bool {
 // filled the path nor was held by a buffer of this host (where either
 // did, the drops cost nothing).
 func (m Model) dropHeld(o Obs, pol Policy) bool {
-	return o.Drops && o.limit() != attrib.PathFull && (!m.ownBuffer(o) || o.limit() == attrib.SendBuffer && m.roomLeft(o, pol))
+	return o.Drops && o.limit() != attrib.PathFull && (!o.ownBuffer(m.BothEnds) || o.limit() == attrib.SendBuffer && m.roomLeft(o, pol))
 }
-
-// ownBuffer reports whether o's verdict names a buffer of this host
-// that acts on o's direction.
-func (m Model) ownBuffer(o Obs) bool { return o.ownBuffer(m.BothEnds) }
 
 // roomLeft reports whether o's payload in flight stayed short of the
 // prior's share of its send buffer by more than MaxTol (unknown: no).
@@ -266,7 +266,7 @@ func (m Model) more(o Obs, obs []Obs, ok func(Obs) bool) bool {
 // already allows the path's goodput by the prior's share.
 func (m Model) beyond(o Obs) bool {
 	switch l := o.limit(); {
-	case m.ownBuffer(o):
+	case o.ownBuffer(m.BothEnds):
 	case l == attrib.ReceiverWindow, l == attrib.SendBuffer, l == attrib.CPU:
 		return true
 	case l == attrib.Unknown:

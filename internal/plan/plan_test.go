@@ -1047,3 +1047,42 @@ func TestOutrankedIsApartWhateverTheSpread(t *testing.T) {
 		}
 	}
 }
+
+// A pacing control has no slow mode: a screening its full set did not
+// bear out teaches no window. On a 300 Mbit/s × 150 ms path with 0.1%
+// loss (BBR), a reference profile's 1.25-s trial at 1.33 × BDP read 108
+// Mbit/s held by the window (a timeout costs a short trial at a long
+// RTT half its rate); its full set read 176–187, held by the send
+// buffer. Two profiles at 6 and 95 × BDP read 238 and 220. Taken as one
+// window limit from 1.33 × BDP up (their mean, 189), they rated every
+// point at what 1.33 × BDP carried and the search stopped there; the
+// search goes on to more send buffer.
+func TestAPacingScreeningItsFullSetRefutedTeachesNoWindow(t *testing.T) {
+	idle := 150 * time.Millisecond
+	p := DefaultPolicy(3, 5*time.Second, 1500*time.Millisecond, idle)
+	pr := Prior{Goodput: 289.6e6, Source: SourceLink, IdleRTT: idle, BothEnds: true, Dirs: []Direction{Forward, Reverse}, Default: "bbr", RecvShare: 0.65, SendShare: 0.8}
+	g := NewGrid(5631974, 32*mib, 4*mib, "bbr", []string{"cubic", "bbr"}, p)
+	trial := func(pt Point, d Direction, k Kind, rate, secs float64, l attrib.Limit, lost, inflight int64, rtt time.Duration) Obs {
+		return Obs{Point: pt, Dir: d, Kind: k, Rate: rate * 1e6, Limit: l, Recovering: l == attrib.SendBuffer, SenderView: true, Lost: lost, Inflight: inflight,
+			RTT: rtt, MinRTT: idle, MSS: 1448, Seconds: secs}
+	}
+	ms := time.Millisecond
+	at := Point{Rmem: 32 * mib, Wmem: 7471104, CC: "bbr"}
+	var obs []Obs
+	for _, d := range []Direction{Forward, Reverse} {
+		for _, x := range []float64{118.6, 117.9, 120.9} {
+			obs = append(obs, trial(g.Base, d, Full, x, 5, attrib.SendBuffer, 57, 3.9e6, 164*ms))
+		}
+		for _, x := range []float64{187.3, 175.8, 184.5} {
+			obs = append(obs, trial(at, d, Full, x, 5, attrib.SendBuffer, 80, 6.9e6, 189*ms))
+		}
+	}
+	obs = append(obs, trial(at, Forward, Screen, 108.3, 1.25, attrib.Network, 12, 4354239, 155*ms),
+		trial(Point{Rmem: 32 * mib, Wmem: 32 * mib, CC: "bbr"}, Forward, Screen, 238, 1.25, attrib.Network, 1513, 13098401, 200*ms),
+		trial(Point{Rmem: 512 * mib, Wmem: 512 * mib, CC: "bbr"}, Forward, Screen, 219.8, 1.25, attrib.Network, 3321, 15586478, 220*ms))
+	m := Fit(pr, obs, p)
+	a := Next(State{Grid: g, Model: m, Obs: obs}, p)
+	if a.Done || a.Point.Wmem <= at.Wmem {
+		t.Errorf("next %+v (done %v, %v): want a point with more send buffer than %d (window limits %+v)", a.Point, a.Done, a.Why, at.Wmem, m.Window)
+	}
+}
