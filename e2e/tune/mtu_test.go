@@ -4,6 +4,7 @@ package tune_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -25,33 +26,66 @@ import (
 func TestTuneLabJumboFrames(t *testing.T) {
 	heavy(t)
 	bin := setup(t)
+	for try := 0; ; try++ {
+		s, errOut := jumboRun(t, bin)
+		err := jumboKept(s)
+		if err == nil {
+			t.Logf("%s: %.1f → %.1f Mbit/s (goodput now %.1f), MSS %d → %d; %s", s.Choice, s.find("baseline").Summary["forward"].Median/1e6,
+				s.Verify.Summary["forward"].Median/1e6, s.Goodput/1e6, s.PathMTU.MSSBefore, s.PathMTU.MSSAfter, s.Why)
+			if !strings.Contains(errOut, "Path MTU") && !strings.Contains(errOut, "path MTU") {
+				t.Errorf("progress does not mention the path MTU:\n%s", errOut)
+			}
+			return
+		}
+		// A relay that fell behind the lab's accuracy measured this
+		// machine, not the link: once more (tune reports it).
+		if s.Relay == nil || s.Relay.Faithful || try == 1 {
+			t.Fatalf("%v (relay %+v); steps %q", err, s.Relay, s.Steps)
+		}
+		t.Logf("%v; the relay was %.0f µs behind, not faithful: measuring again", err, s.Relay.BehindUS)
+	}
+}
+
+type jumboSummary struct {
+	summary
+	PathMTU *struct {
+		Interface int `json:"interface_mtu"`
+		Probed    struct {
+			Largest   int  `json:"largest"`
+			Blackhole bool `json:"blackhole"`
+		} `json:"probed"`
+		MSSBefore int `json:"mss_before"`
+		MSSAfter  int `json:"mss_after"`
+	} `json:"path_mtu"`
+	Steps []string `json:"steps"`
+}
+
+// jumboRun tunes the jumbo lab path; the probe's finding is fatal.
+func jumboRun(t *testing.T, bin string) (jumboSummary, string) {
+	t.Helper()
 	out, errOut, err := testutil.Run(t, 5*time.Minute, bin, "tune", "--lab", "--name", "tt-tmtu", "--rate", "1gbit", "--rtt", "20ms",
 		"--path-mtu", "9000", "--time", "2", "--trials", "2", "--direction", "forward", "--json", "--compare=none")
 	if err != nil {
 		t.Fatalf("tune: %v\n%s\n%s", err, out, errOut)
 	}
-	var s struct {
-		summary
-		PathMTU *struct {
-			Interface int `json:"interface_mtu"`
-			Probed    struct {
-				Largest   int  `json:"largest"`
-				Blackhole bool `json:"blackhole"`
-			} `json:"probed"`
-			MSSBefore int `json:"mss_before"`
-			MSSAfter  int `json:"mss_after"`
-		} `json:"path_mtu"`
-		Steps []string `json:"steps"`
-	}
+	var s jumboSummary
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
 	if s.PathMTU == nil || s.PathMTU.Interface != 1500 || s.PathMTU.Probed.Largest != 9000 {
 		t.Fatalf("path MTU %+v; steps %q", s.PathMTU, s.Steps)
 	}
+	return s, errOut
+}
+
+// jumboKept says what is wrong with the choice: MTU 9000 with
+// tcp_mtu_probing=1 kept, MSS 1448 → 8948, verified above what MTU 1500
+// can carry (1 Gbit/s × 1448/1500) and never above what 9000 can
+// (× 8948/9000).
+func jumboKept(s jumboSummary) error {
 	ch := s.find(s.Choice)
 	if ch == nil || s.Verify == nil {
-		t.Fatalf("choice %q, no verification: %s; steps %q", s.Choice, s.Why, s.Steps)
+		return fmt.Errorf("choice %q, no verification: %s", s.Choice, s.Why)
 	}
 	got := map[string]string{}
 	for _, x := range ch.Settings {
@@ -62,17 +96,12 @@ func TestTuneLabJumboFrames(t *testing.T) {
 			got["probing"] = x.Value
 		}
 	}
-	base, after := s.find("baseline").Summary["forward"].Median, s.Verify.Summary["forward"].Median
-	t.Logf("%s: %.1f → %.1f Mbit/s (goodput now %.1f), MSS %d → %d; %s", s.Choice, base/1e6, after/1e6, s.Goodput/1e6, s.PathMTU.MSSBefore, s.PathMTU.MSSAfter, s.Why)
+	after := s.Verify.Summary["forward"].Median
 	if got["mtu"] != "9000" || got["probing"] != "1" || !s.Kept || s.PathMTU.MSSBefore != 1448 || s.PathMTU.MSSAfter != 8948 {
-		t.Errorf("want MTU 9000 with tcp_mtu_probing=1 kept, MSS 1448 → 8948: %v, kept %v (%s), MSS %d → %d", got, s.Kept, s.Why, s.PathMTU.MSSBefore, s.PathMTU.MSSAfter)
+		return fmt.Errorf("want MTU 9000 with tcp_mtu_probing=1 kept, MSS 1448 → 8948: %v, kept %v (%s), MSS %d → %d", got, s.Kept, s.Why, s.PathMTU.MSSBefore, s.PathMTU.MSSAfter)
 	}
-	// Above what MTU 1500 can carry (1 Gbit/s × 1448/1500), never above
-	// what 9000 can (× 8948/9000).
 	if after <= 1e9*1448/1500 || after > 1.01*1e9*8948/9000 {
-		t.Errorf("verified %.1f Mbit/s: want between MTU 1500's goodput (965.3) and MTU 9000's (994.2)", after/1e6)
+		return fmt.Errorf("verified %.1f Mbit/s: want between MTU 1500's goodput (965.3) and MTU 9000's (994.2)", after/1e6)
 	}
-	if !strings.Contains(errOut, "Path MTU") && !strings.Contains(errOut, "path MTU") {
-		t.Errorf("progress does not mention the path MTU:\n%s", errOut)
-	}
+	return nil
 }
