@@ -149,11 +149,11 @@ func (l *labT) relayStats(name string, at time.Time) lab.Stats {
 	}
 }
 
-// unlessBehind runs measure, and once more if it failed while link
-// name's relay fell behind the lab's accuracy target (lab.Faithful, at
-// the link's RTT rtt): this machine, busy elsewhere, was measured then,
-// not the link. The error is the last run's, with the relay's lateness
-// where it fell behind.
+// unlessBehind runs measure, and again (three runs at most) while it
+// failed with link name's relay behind the lab's accuracy target
+// (lab.Faithful, at the link's RTT rtt): this machine, busy elsewhere,
+// was measured then, not the link. The error is the last run's, with the
+// relay's lateness where it fell behind.
 func (l *labT) unlessBehind(name string, rtt time.Duration, measure func() error) error {
 	l.t.Helper()
 	for try := 0; ; try++ {
@@ -168,7 +168,7 @@ func (l *labT) unlessBehind(name string, rtt time.Duration, measure func() error
 		}
 		var b strings.Builder
 		lab.WriteBehind(&b, "link "+name, behind, rtt)
-		if try == 1 {
+		if try == 2 {
 			return fmt.Errorf("%w (%s)", err, strings.TrimSpace(b.String()))
 		}
 		l.t.Logf("%v; measuring again: %s", err, strings.TrimSpace(b.String()))
@@ -489,10 +489,15 @@ func TestAsymmetricLink(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	out := l.must("lab", "exec", name, "a", "--", l.bin, "ping", info.AddrB, "-p", "5201", "-c", "5", "-i", "20ms")
-	rtts := pingRTTs(out)
-	if m := median(rtts); m < 20 || m > 21.5 {
-		t.Errorf("connect RTT %.2f ms, want the one-way delays' 20 ms", m)
+	err := l.unlessBehind(name, 20*time.Millisecond, func() error { // the relay's lateness adds to the RTT
+		out := l.must("lab", "exec", name, "a", "--", l.bin, "ping", info.AddrB, "-p", "5201", "-c", "5", "-i", "20ms")
+		if m := median(pingRTTs(out)); m < 20 || m > 21.5 {
+			return fmt.Errorf("connect RTT %.2f ms, want the one-way delays' 20 ms", m)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
 	}
 }
 
