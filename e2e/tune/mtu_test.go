@@ -61,7 +61,7 @@ type jumboSummary struct {
 func jumboRun(t *testing.T, bin string) (jumboSummary, string) {
 	t.Helper()
 	out, errOut, err := testutil.Run(t, 5*time.Minute, bin, "tune", "--lab", "--name", "tt-tmtu", "--rate", "1gbit", "--rtt", "20ms",
-		"--path-mtu", "9000", "--time", "2", "--trials", "2", "--direction", "forward", "--json", "--compare=none")
+		"--path-mtu", "9000", "--time", "2", "--trials", "3", "--direction", "forward", "--json", "--compare=none")
 	if err != nil {
 		t.Fatalf("tune: %v\n%s\n%s", err, out, errOut)
 	}
