@@ -104,7 +104,7 @@ buffer, the network, or the CPU.`,
 
 // withLog runs run with its output appended to file ("" none), and its
 // error too, as iperf3's --logfile: printed there as Main prints it to
-// stderr (name: error - ...), with the exit status Main would give.
+// stderr, with the exit status Main would give.
 func withLog(cmd *cobra.Command, file, name string, run func() error) error {
 	if file == "" {
 		return run()
@@ -116,19 +116,8 @@ func withLog(cmd *cobra.Command, file, name string, run func() error) error {
 	defer w.Close()
 	cmd.SetOut(w)
 	cmd.SetErr(w)
-	err = run()
-	var sig endedBySignal
-	switch {
-	case errors.As(err, &sig):
-		fmt.Fprintf(w, "%s: %v\n", name, sig.error)
-		return nil
-	case err != nil:
-		var code exitCode
-		if !errors.As(err, &code) {
-			fmt.Fprintf(w, "%s: error - %v\n", name, err)
-			code = 1
-		}
-		return code
+	if code := exitStatus(w, name, run()); code != 0 {
+		return exitCode(code)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -48,13 +49,7 @@ entries), the evidence, what to do ("→") and the command that does it
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			if asJSON {
-				err = writeJSON(w, res)
-			} else {
-				err = doctor.WriteText(w, res)
-			}
-			if err != nil {
+			if err := output(cmd.OutOrStdout(), asJSON, res, func(w io.Writer) error { return doctor.WriteText(w, res) }); err != nil {
 				return err
 			}
 			if doctor.Failed(res) {

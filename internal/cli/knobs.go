@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"time"
@@ -66,10 +67,7 @@ func newShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), r)
-			}
-			return r.WriteText(cmd.OutOrStdout())
+			return output(cmd.OutOrStdout(), asJSON, r, r.WriteText)
 		},
 	}
 	cmd.Flags().StringVar(&netns, "netns", "", "read the values inside this network namespace")
@@ -159,10 +157,7 @@ func newRollbackCmd() *cobra.Command {
 				fmt.Fprintf(cmd.ErrOrStderr(), "tcptune: warning - skipped %s\n", s)
 			}
 			if list {
-				if asJSON {
-					return writeJSON(w, apply.Listed(l.Backups, o))
-				}
-				return apply.WriteList(w, l.Backups)
+				return output(w, asJSON, apply.Listed(l.Backups, o), func(w io.Writer) error { return apply.WriteList(w, l.Backups) })
 			}
 			id := ""
 			if len(args) == 1 {

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -16,14 +17,12 @@ import (
 type linkFlags struct {
 	s     lab.Spec
 	trace string
-	fs    *pflag.FlagSet
 }
 
 func (f *linkFlags) register(fs *pflag.FlagSet) {
-	f.fs = fs
 	s := &f.s
-	fs.StringVar(&s.Rate, "rate", "1gbit", "link rate, e.g. 100mbit, 1gbit, 2.5G; A→B/B→A for an asymmetric link, e.g. 100mbit/10mbit")
-	fs.StringVar(&s.RTT, "rtt", "50ms", "round-trip time, e.g. 50ms, 0.2s (half each way)")
+	fs.StringVar(&s.Rate, "rate", "", "link rate (default "+lab.DefaultRate+"), e.g. 100mbit, 1gbit, 2.5G; A→B/B→A for an asymmetric link, e.g. 100mbit/10mbit")
+	fs.StringVar(&s.RTT, "rtt", "", "round-trip time (default "+lab.DefaultRTT+"), e.g. 50ms, 0.2s (half each way)")
 	fs.StringVar(&s.Delay, "delay", "", "one-way delays A→B/B→A in place of --rtt, e.g. 20ms/300ms (their sum is the RTT)")
 	fs.StringVar(&s.Loss, "loss", "0", "random loss per segment, e.g. 0.01% or 0.0001; A→B/B→A per direction")
 	fs.StringVar(&s.Queue, "queue", "1bdp", "drop-tail queue: a multiple of the BDP (1bdp; at least 256 KB) or bytes (4M); A→B/B→A per direction")
@@ -43,12 +42,6 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 }
 
 func (f *linkFlags) config(name string) (lab.Config, error) {
-	if f.s.Delay != "" && f.fs.Changed("rtt") {
-		return lab.Config{}, errors.New("--delay: give --rtt or --delay (one-way delays), not both")
-	}
-	if (f.s.RateSchedule != "" || f.trace != "") && f.fs.Changed("rate") {
-		return lab.Config{}, errors.New("--rate: give --rate or a --rate-schedule or --rate-trace, not both")
-	}
 	s := f.s
 	if f.trace != "" {
 		var err error
@@ -151,13 +144,10 @@ func newLabLsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if links == nil {
-					links = []lab.Link{}
-				}
-				return writeJSON(cmd.OutOrStdout(), links)
+			if links == nil {
+				links = []lab.Link{}
 			}
-			return lab.WriteList(cmd.OutOrStdout(), links)
+			return output(cmd.OutOrStdout(), asJSON, links, func(w io.Writer) error { return lab.WriteList(w, links) })
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "output JSON")

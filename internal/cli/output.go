@@ -19,6 +19,14 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// output prints v as one JSON document when asJSON, else as text.
+func output(w io.Writer, asJSON bool, v any, text func(io.Writer) error) error {
+	if asJSON {
+		return writeJSON(w, v)
+	}
+	return text(w)
+}
+
 // isTerminal reports whether w is a terminal (progress bars redraw in
 // place there; piped output gets plain lines).
 func isTerminal(w io.Writer) bool {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/tcptune/tcptune/internal/flagx"
@@ -60,14 +61,10 @@ drop is the change's only if rolling it back restores the rate: with AGAIN.json
 		Args:    cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := rollout.JudgeFiles(floor, args[0], args[1], args[2:]...)
-			switch {
-			case err != nil:
+			if err != nil {
 				return err
-			case asJSON:
-				return writeJSON(cmd.OutOrStdout(), d)
 			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), d)
-			return err
+			return output(cmd.OutOrStdout(), asJSON, d, func(w io.Writer) error { _, err := fmt.Fprintln(w, d); return err })
 		},
 	}
 	flagx.FractionVar(c.Flags(), &floor, "noise", 0.05, "the least relative difference that counts (0.05 or 5%)")

@@ -71,18 +71,23 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	cmd.SetArgs(rest)
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
-	if err := cmd.ExecuteContext(ctx); err != nil {
-		var code exitCode
-		if errors.As(err, &code) {
-			return int(code)
-		}
-		var sig endedBySignal
-		if errors.As(err, &sig) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %v\n", name, sig.error)
-			return 0
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "%s: error - %v\n", name, err)
-		return 1
+	return exitStatus(cmd.ErrOrStderr(), name, cmd.ExecuteContext(ctx))
+}
+
+// exitStatus prints err on w as iperf3 does (name: error - ..., or the
+// signal that ended the run) and returns the exit status it gives.
+func exitStatus(w io.Writer, name string, err error) int {
+	var code exitCode
+	var sig endedBySignal
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &code):
+		return int(code)
+	case errors.As(err, &sig):
+		fmt.Fprintf(w, "%s: %v\n", name, sig.error)
+		return 0
 	}
-	return 0
+	fmt.Fprintf(w, "%s: error - %v\n", name, err)
+	return 1
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -9,7 +10,6 @@ import (
 	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/sigctx"
 	"github.com/tcptune/tcptune/internal/tune"
-	"github.com/tcptune/tcptune/internal/units"
 )
 
 func newTuneCmd() *cobra.Command {
@@ -74,10 +74,8 @@ TERM, HUP or a closed output. docs/tune.md has the whole of it.`,
 				defer closeLab()
 				env = e
 			} else {
-				if cmd.Flags().Changed("rate") {
-					if o.Rate, _, err = units.ParsePathRate(link.s.Rate); err != nil {
-						return fmt.Errorf("--rate: accepts a path's rate with its unit, e.g. 100mbit, 1gbit, 125MB/s: %v", err)
-					}
+				if o.Rate, err = tune.ParsePathRate(link.s.Rate); err != nil {
+					return err
 				}
 				ao, err := applyOptions("", false, false)
 				if err != nil {
@@ -97,12 +95,8 @@ TERM, HUP or a closed output. docs/tune.md has the whole of it.`,
 						return fmt.Errorf("--report: %w", werr)
 					}
 				}
-				if asJSON {
-					if jerr := writeJSON(stdout, res); jerr != nil {
-						return jerr
-					}
-				} else {
-					tune.WriteText(stdout, res)
+				if jerr := output(stdout, asJSON, res, func(w io.Writer) error { tune.WriteText(w, res); return nil }); jerr != nil {
+					return jerr
 				}
 			}
 			return err

@@ -124,6 +124,12 @@ func (c Config) CarriedMTU() int {
 	return c.MTU
 }
 
+// DefaultRate and DefaultRTT are a link's where its Spec gives none.
+const (
+	DefaultRate = "1gbit"
+	DefaultRTT  = "50ms"
+)
+
 // DefaultTxQueueLen is the lab's transmit ring: long enough that no
 // TUN drops outside the model (link-emulation.md §5.3).
 const DefaultTxQueueLen = 10000
@@ -325,6 +331,8 @@ func SubstPeer(argv []string, addr string) []string {
 type Spec struct {
 	// Rate, Loss and Queue take "A→B/B→A" for an asymmetric link; Delay
 	// the one-way delays "A→B/B→A" in place of RTT ("" = RTT/2 each way).
+	// Rate "" is DefaultRate (one of it and a schedule or a trace is
+	// given, not both); RTT "" is DefaultRTT (one of it and Delay).
 	Rate, RTT, Loss, Queue string
 	Delay                  string
 	Police, PoliceBurst    string // "" = none
@@ -359,6 +367,13 @@ func ReadTraces(files string) (ab, ba string, err error) {
 // ParseConfig reads and validates a Spec into a link's Config; errors
 // name the flag and what it accepts.
 func ParseConfig(name string, s Spec) (Config, error) {
+	switch {
+	case s.Delay != "" && s.RTT != "":
+		return Config{}, errors.New("--delay: give --rtt or --delay (one-way delays), not both")
+	case (s.RateSchedule != "" || s.RateTrace != "") && s.Rate != "":
+		return Config{}, errors.New("--rate: give --rate or a --rate-schedule or --rate-trace, not both")
+	}
+	s.Rate, s.RTT = cmp.Or(s.Rate, DefaultRate), cmp.Or(s.RTT, DefaultRTT)
 	c := Config{Name: name, MTU: s.MTU, PathMTU: s.PathMTU, PMTUBlackhole: s.PMTUBlackhole, TxQueueLen: s.TxQLen, Seed: s.Seed}
 	var err error
 	rateAB, rateBA, asym := strings.Cut(s.Rate, "/")

@@ -189,7 +189,7 @@ func TestParseGEModel(t *testing.T) {
 }
 
 func TestParseAsymmetric(t *testing.T) {
-	base := Spec{Rate: "1gbit", RTT: "50ms", Loss: "0", Queue: "1bdp", MTU: 1500}
+	base := Spec{Rate: "1gbit", Loss: "0", Queue: "1bdp", MTU: 1500}
 	with := func(f func(*Spec)) Spec { s := base; f(&s); return s }
 	c, err := ParseConfig("x", with(func(s *Spec) { s.Rate, s.Delay, s.Loss, s.Queue = "200mbit/20mbit", "5ms/15ms", "0/1%", "1bdp/64K" }))
 	if err != nil {
@@ -210,6 +210,7 @@ func TestParseAsymmetric(t *testing.T) {
 	for _, bad := range []Spec{
 		with(func(s *Spec) { s.Rate = "1gbit/x" }), with(func(s *Spec) { s.Rate = "1gbit/1bit" }),
 		with(func(s *Spec) { s.Delay = "5ms/-1ms" }), with(func(s *Spec) { s.Loss = "0/60%" }), with(func(s *Spec) { s.Queue = "1bdp/10" }),
+		with(func(s *Spec) { s.Delay, s.RTT = "5ms", "10ms" }), // one of the two
 	} {
 		if _, err := ParseConfig("x", bad); err == nil || !strings.HasPrefix(err.Error(), "--") {
 			t.Errorf("%+v: %v", bad, err)
@@ -251,7 +252,7 @@ func TestParseTracePerDirection(t *testing.T) {
 		}
 		return b.String()
 	}
-	base := Spec{Rate: "1gbit", RTT: "40ms", Loss: "0", Queue: "1bdp", MTU: 1500}
+	base := Spec{RTT: "40ms", Loss: "0", Queue: "1bdp", MTU: 1500}
 	s := base
 	s.RateTrace, s.RateTraceBA = trace(4, 100), trace(1, 100) // 48 and 12 Mbit/s
 	c, err := ParseConfig("cell", s)
@@ -274,6 +275,11 @@ func TestParseTracePerDirection(t *testing.T) {
 	s.RateTraceBA = trace(1, 100)
 	if _, err := ParseConfig("cell", s); err == nil || !strings.HasPrefix(err.Error(), "--rate-trace") {
 		t.Fatalf("b→a's trace alone: %v", err)
+	}
+	for _, s := range []Spec{{Rate: "1gbit", RateTrace: trace(4, 100)}, {Rate: "1gbit", RateSchedule: "100mbit:1s"}} {
+		if _, err := ParseConfig("cell", s); err == nil || !strings.HasPrefix(err.Error(), "--rate:") {
+			t.Errorf("a rate and one that changes: %v", err)
+		}
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/tcptune/tcptune/internal/cores"
 	"github.com/tcptune/tcptune/internal/drops"
 	"github.com/tcptune/tcptune/internal/plan"
+	"github.com/tcptune/tcptune/internal/units"
 	"github.com/tcptune/tcptune/internal/view"
 	"github.com/tcptune/tcptune/internal/window"
 )
@@ -50,6 +51,19 @@ func ParseDirections(s string) ([]Direction, error) {
 		return []Direction{Reverse}, nil
 	}
 	return nil, fmt.Errorf("--direction: accepts both, forward or reverse (got %q)", s)
+}
+
+// ParsePathRate reads --rate in peer mode: the path's rate with its
+// unit, "" for one tune measures.
+func ParsePathRate(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	r, _, err := units.ParsePathRate(s)
+	if err != nil {
+		return 0, fmt.Errorf("--rate: accepts a path's rate with its unit, e.g. 100mbit, 1gbit, 125MB/s: %v", err)
+	}
+	return r, nil
 }
 
 // Compare is how the reference profiles are measured (--compare).
