@@ -299,16 +299,21 @@ func (r *runner) everySocket(c *Candidate) perSocket {
 // better, by more than pol.MinGain and with no trial overlapping, in a
 // judged direction that a changed setting acts on (acts); and in no
 // direction it acts on worse by more than pol.Worse with the trials apart
-// (the one noise rule: both ways the ranges must not overlap). A
-// direction no changed setting acts on never rejects or accepts a
-// choice: what it moved is drift, and the reason says so.
-func judge(base, v *Candidate, dirs, judged []Direction, acts map[Direction]bool, pol plan.Policy) (bool, string) {
-	better, worseIn, drift := "", "", ""
+// (the one noise rule: both ways the ranges must not overlap). A median
+// above what a trial with the baseline's settings counts at most (carries:
+// the goodput at its MTU, with a count's slack; 0: unknown) beat them whatever
+// its trials' spread: that bound has no noise to guard against, as
+// plan.Choose holds it (a larger MTU gains 3% at most). A direction no
+// changed setting acts on never rejects or accepts a choice: what it
+// moved is drift, and the reason says so.
+func judge(base, v *Candidate, dirs, judged []Direction, acts map[Direction]bool, carries float64, pol plan.Policy) (bool, string) {
+	better, worseIn, drift, bound := "", "", "", false
 	for _, d := range dirs {
 		b, x := base.Summary[d], v.Summary[d]
 		if b.N == 0 || x.N == 0 {
 			continue
 		}
+		above := carries > 0 && x.Median > carries && x.Median > b.Median
 		apart := !stats.Overlaps(rangeOf(b), rangeOf(x))
 		if acts != nil && !acts[d] {
 			if r := x.Median / b.Median; r < 1-pol.Worse || r > 1+pol.MinGain {
@@ -317,8 +322,12 @@ func judge(base, v *Candidate, dirs, judged []Direction, acts map[Direction]bool
 			continue
 		}
 		isJudged := len(judged) == 0 || slices.Contains(judged, d)
-		if isJudged && x.Median > (1+pol.MinGain)*b.Median && apart {
+		if isJudged && (above || x.Median > (1+pol.MinGain)*b.Median && apart) {
 			better += fmt.Sprintf(" %s %.2f×", d, x.Median/b.Median)
+			if above && !apart {
+				bound = true
+				better += fmt.Sprintf(" (its median above the %s a trial counts at most at the baseline's MTU)", rate(carries))
+			}
 		}
 		if x.Median < (1-pol.Worse)*b.Median && apart {
 			worseIn += fmt.Sprintf(" %s %.2f×", d, x.Median/b.Median)
@@ -332,6 +341,9 @@ func judge(base, v *Candidate, dirs, judged []Direction, acts map[Direction]bool
 		return false, "rolled back: the choice was worse than the baseline in" + worseIn + drift
 	case better == "":
 		return false, fmt.Sprintf("rolled back: the choice did not beat the baseline by more than the noise (overlapping trials, or a gain under %.0f%%)", 100*pol.MinGain) + drift
+	}
+	if bound {
+		return true, "kept: the verification beat the baseline beyond the noise in" + better + drift
 	}
 	return true, "kept: every verification trial beat every baseline trial in" + better + drift
 }
