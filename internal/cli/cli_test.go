@@ -2,10 +2,10 @@ package cli
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tcptune/tcptune/internal/testutil"
 )
 
 // A bad flag gets one line naming the flag and what it accepts, under
@@ -39,20 +39,9 @@ func TestBadFlagsSayOneLine(t *testing.T) {
 // The command line parses and prints; logic a test would want lives in
 // the capability packages, so the package stays within 1,500 lines.
 func TestCLIStaysThin(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	lines := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines += strings.Count(string(src), "\n")
+	for _, src := range testutil.Sources(t) {
+		lines += strings.Count(src, "\n")
 	}
 	if lines > 1500 {
 		t.Errorf("internal/cli is %d lines of code; it parses and prints in 1,500 at most: move logic into the package it belongs to", lines)

@@ -5,8 +5,6 @@ import (
 	"go/token"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/knobs"
+	"github.com/tcptune/tcptune/internal/testutil"
 )
 
 const mib = 1 << 20
@@ -405,18 +404,10 @@ func TestSearchWithinBudget(t *testing.T) {
 // The planner decides; it measures nothing: no context, no os, no
 // clock, nothing that applies settings or runs a client.
 func TestPlannerIsPure(t *testing.T) {
-	files, _ := filepath.Glob("*.go")
 	lines := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, src := range testutil.Sources(t) {
 		if f == "model.go" || f == "next.go" {
-			lines += strings.Count(string(src), "\n")
+			lines += strings.Count(src, "\n")
 		}
 		af, err := parser.ParseFile(token.NewFileSet(), f, src, parser.ImportsOnly)
 		if err != nil {
@@ -429,7 +420,7 @@ func TestPlannerIsPure(t *testing.T) {
 			}
 		}
 		for _, clock := range []string{"time.Now", "time.Since", "time.Sleep", "time.After"} {
-			if strings.Contains(string(src), clock) {
+			if strings.Contains(src, clock) {
 				t.Errorf("%s reads the clock (%s)", f, clock)
 			}
 		}

@@ -378,3 +378,26 @@ func Chromium(t testing.TB) (string, []string) {
 	Need(t, browser != "", "no chromium (make deps installs it)")
 	return browser, []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir()}
 }
+
+// Sources is the non-test Go files of the package in the working
+// directory (a test's own package), by name: for tests that hold a
+// package to a size or to what it imports.
+func Sources(t testing.TB) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f] = string(src)
+	}
+	return out
+}
