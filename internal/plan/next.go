@@ -52,20 +52,6 @@ func (s State) trials(p Point, d Direction) ([]float64, Kind) {
 	return nil, 0
 }
 
-// mix is a full set's rate, xs, at p in d: its mean, or where the
-// sender's side has two modes there (see windows: cubic leaving slow
-// start early behind a shallow queue), their mix at the share all the
-// class's trials show, the set's trials above the slow one standing for
-// the fast: three trials sample the mix too coarsely to weigh it.
-func (m Model) mix(p Point, d Direction, xs []float64) float64 {
-	w, ok := m.window(p, d)
-	fast := slices.DeleteFunc(slices.Clone(xs), func(x float64) bool { return x <= w.Rate })
-	if !ok || w.Share >= 1 || len(fast) == 0 {
-		return mean(xs)
-	}
-	return w.Share*w.Rate + (1-w.Share)*mean(fast)
-}
-
 func (s State) rate(p Point, pol Policy) rating {
 	r := rating{value: map[Direction]float64{}, observed: map[Direction]Kind{}, n: map[Direction]int{}, all: true, whole: true}
 	for _, d := range s.Model.Dirs {

@@ -254,19 +254,46 @@ func (m Model) TolN(d Direction, n, k int, pol Policy) float64 {
 	return min(pol.MaxTol, max(pol.MinTol, stats.Apart(m.Spread[d], pol.Spreads, n, k)))
 }
 
+// mix is a full set's rate, xs, at p in d: its mean, or where the
+// sender's side has two modes there (see windows: cubic leaving slow
+// start early behind a shallow queue), their mix at the share all the
+// class's trials show, the set's trials above the slow one standing for
+// the fast: three trials sample the mix too coarsely to weigh it.
+func (m Model) mix(p Point, d Direction, xs []float64) float64 {
+	fast, cost := m.modes(p, d, xs)
+	return fast - cost
+}
+
+// modes is a full set's rate, xs, at p in d, without its sender's slow
+// mode: its fast trials' mean (where one mode: its mean), and what that
+// mode costs it at the class's share (0: one mode).
+func (m Model) modes(p Point, d Direction, xs []float64) (fast, cost float64) {
+	w, ok := m.window(p, d)
+	hi := slices.DeleteFunc(slices.Clone(xs), func(x float64) bool { return x <= w.Rate })
+	if !ok || w.Share >= 1 || len(hi) == 0 {
+		return mean(xs), 0
+	}
+	return mean(hi), w.Share * (mean(hi) - w.Rate)
+}
+
 // outranked reports whether another point's full set in d beat p's
-// beyond the noise: each of its trials above each of p's, an order one
-// distribution gives by chance at most pol.Order, its mean over MinTol
-// above. A set's own scatter (a send buffer at the lossy send need
-// losing a second to one loss) widens the spread TolN holds means to;
-// the order does not widen with it.
+// beyond the noise, its rate over MinTol above: each of its trials above
+// each of p's, an order one distribution gives by chance at most
+// pol.Order; or p's slow mode (see mix) costs it over MinTol of that
+// rate more than the other's own costs it. A set's own scatter (a send
+// buffer at the lossy send need losing a second to one loss; a trial in
+// a control's slow mode) widens the spread TolN holds means to; the
+// order does not widen with it, and a mode a trial saw is an event, not
+// noise.
 func (s State) outranked(p Point, d Direction, pol Policy) bool {
 	xs, k := s.trials(p, d)
 	x, _, _ := s.measured(p, d)
+	slow := func(at Point, zs []float64) float64 { _, c := s.Model.modes(at, d, zs); return c }
 	return k == Full && slices.ContainsFunc(fullSets(s.Obs, s.Model.BothEnds), func(set []Obs) bool {
-		ys := rates(set)
-		return (set[0].Dir == d || set[0].Dir == s.Model.mirror(d)) && stats.Outranks(ys, xs) <= pol.Order &&
-			x < s.Model.mix(set[0].Point, d, ys)*(1-pol.MinTol)
+		ys, q := rates(set), set[0].Point
+		y := s.Model.mix(q, d, ys)
+		return (set[0].Dir == d || set[0].Dir == s.Model.mirror(d)) && x < y*(1-pol.MinTol) &&
+			(stats.Outranks(ys, xs) <= pol.Order || slow(p, xs)-slow(q, ys) > pol.MinTol*y)
 	})
 }
 
