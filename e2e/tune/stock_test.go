@@ -67,10 +67,11 @@ func TestTunePeerStockIperf3CubicShallow(t *testing.T) {
 	// with cubic (the search's, or a reference profile's, which is an
 	// observation too) comes before anything is learned of cubic's
 	// window (once it went straight to BBR), and the choice keeps a
-	// raise of tcp_wmem or a control that did better. Whether the
-	// verification proves it depends on cubic's noise here (2 s trials
-	// of a flow that grows for longer): kept or not, tune must say
-	// which, and a kept choice must have gained.
+	// raise of tcp_wmem or a control that did better: the baseline fell
+	// short of the best full set beyond the noise, so a kept choice
+	// gained in forward, and one rolled back was worse than the
+	// baseline in forward (the only direction this host's change acts
+	// on that it judges) beyond the 5% the safety net allows.
 	steps := strings.Join(res.Steps, "\n")
 	raised := false
 	for _, c := range s.Cands {
@@ -82,13 +83,10 @@ func TestTunePeerStockIperf3CubicShallow(t *testing.T) {
 	if ch := s.find(s.Choice); ch == nil || (ch.WmemMax <= 4194304 && ch.Congestion == "") {
 		t.Errorf("choice %+v raises neither tcp_wmem nor the control:\n%s", ch, steps)
 	}
-	if s.Kept {
-		b, a := s.find("baseline").Summary["forward"], s.Verify.Summary["forward"]
-		if a.Median < 1.02*b.Median {
-			t.Errorf("kept, but forward: after %.0f, before %.0f", a.Median, b.Median)
-		}
-	} else if !strings.Contains(s.Why, "noise") {
-		t.Errorf("not kept: %s", s.Why)
+	if s.Verify == nil {
+		t.Errorf("no verification: %s", s.Why)
+	} else if b, a := s.find("baseline").Summary["forward"], s.Verify.Summary["forward"]; s.Kept && a.Mean <= b.Mean || !s.Kept && a.Median >= 0.95*b.Median {
+		t.Errorf("kept %v (%s), forward: after %.0f (median %.0f), before %.0f (median %.0f)", s.Kept, s.Why, a.Mean, a.Median, b.Mean, b.Median)
 	}
 	// Reverse is the stock iperf3's to send: judged only by its rate, and
 	// the report says the evidence does not decide what holds it.

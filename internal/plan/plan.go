@@ -180,12 +180,13 @@ type Policy struct {
 	// Budget is the trial time the search may spend in all, the
 	// baseline's included.
 	Budget time.Duration
-	// The verification's last safety net (tune's judge): a choice is kept
-	// where its trials beat the baseline's, none overlapping, by MinGain
-	// in a direction a changed knob acts on, and rolled back where one is
-	// Worse (its trials apart). An application setting (-P, -Z) helped
-	// where it gained LeverGain in one direction and lost no more than
-	// Worse in another.
+	// The verification's last safety net (tune's judge): a choice is
+	// rolled back where a direction a changed knob acts on is Worse (its
+	// trials apart from the baseline's); a direction nothing changed
+	// acts on is reported as drift where it moved by more than MinGain up
+	// or Worse down. An application setting (-P, -Z) helped where it
+	// gained LeverGain in one direction and lost no more than Worse in
+	// another.
 	MinGain, Worse, LeverGain float64
 }
 

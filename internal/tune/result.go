@@ -63,8 +63,9 @@ type Result struct {
 	// PathMTU is what tune found about the path's MTU, where it may
 	// change the interfaces (the lab).
 	PathMTU *PathMTU `json:"path_mtu,omitempty"`
-	// Kept is true when the choice beat the baseline by more than the
-	// noise; Why says how it was judged.
+	// Kept is true when the search chose a point over the current
+	// settings and its full set was worse beyond the noise in no
+	// direction a changed setting acts on; Why says how it was judged.
 	Kept     bool      `json:"kept"`
 	Why      string    `json:"why"`
 	Applied  bool      `json:"applied"`

@@ -320,10 +320,6 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 		return res, nil
 	}
 	choice, v, stop := base, (*Candidate)(nil), plan.StopNone
-	carries := 0.0 // the most a trial counts at the baseline's MTU: no noise lifts it (an estimate, which trials raise, bounds nothing)
-	if t, ok := medianTrial(base, o.Directions[0]); ok && r.source != plan.SourceEstimated {
-		carries = r.bound(t, res.Goodput)
-	}
 	var profiles []*Candidate
 	if r.jumbo, err = r.probeMTU(ctx); err != nil {
 		return res, err
@@ -401,7 +397,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 			pm.MSSAfter = t.MSS
 		}
 	}
-	res.Kept, res.Why = judge(base, v, o.Directions, res.Controllable, changed, carries, r.policy())
+	res.Kept, res.Why = judge(base, v, o.Directions, changed, r.policy())
 	if !res.Kept {
 		choice.Status = "rolled back after verification"
 	}
