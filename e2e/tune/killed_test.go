@@ -106,7 +106,7 @@ func TestTunePeerKilled(t *testing.T) {
 // tune --lab killed with SIGKILL leaves its link: lab ls marks it as
 // orphaned, and lab down --orphaned removes it, namespaces and all.
 func TestTuneLabKilled(t *testing.T) {
-	t.Parallel() // a low rate on its own link: beside the heavy test of the moment
+	light(t) // a low rate on its own link: beside the heavy test of the moment
 	bin := setup(t)
 	t.Cleanup(func() { exec.Command(bin, "lab", "down", "tt-tkl").Run() })
 	cmd := exec.Command(bin, "tune", "--lab", "--name", "tt-tkl", "--rate", "200mbit", "--rtt", "20ms", "--direction", "forward", "--trials", "2", "--time", "1", "--force")

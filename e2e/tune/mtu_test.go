@@ -19,20 +19,20 @@ import (
 // what 1500 allows: a gain the buffers alone cannot make here (they
 // already fill the path). The MSS goes from 1448 to 8948.
 //
-// Not parallel: it asserts a rate above 1500 bytes' goodput at 1 Gbit/s,
-// which another test's relay beside it could cost. 20 ms, not less: at
+// Alone: it asserts a rate above 1500 bytes' goodput at 1 Gbit/s, which
+// another test's relay beside it could cost, a light one's too. 20 ms, not less: at
 // 4 ms a relay held up a few milliseconds on two busy cores doubles the
 // RTT and overflows the queue (a thousand retransmits a second). Five
 // trials a set: the gain is 3% at most, and about one set in ten here
 // has a trial or two 3-6% slow; the median of five stands above MTU
 // 1500's goodput through two of them, that of three through one.
 func TestTuneLabJumboFrames(t *testing.T) {
-	heavy(t)
+	heavyAlone(t)
 	bin := setup(t)
 	err := whileBehind(t, func() (*relayStat, error) {
 		s, errOut := jumboRun(t, bin)
 		if err := jumboKept(s); err != nil {
-			return s.Relay, fmt.Errorf("%w; steps %q", err, s.Steps)
+			return s.Relay, fmt.Errorf("%w; steps %q; trials:%s", err, s.Steps, s.trials("forward"))
 		}
 		t.Logf("%s: %.1f → %.1f Mbit/s (goodput now %.1f), MSS %d → %d; %s", s.Choice, s.find("baseline").Summary["forward"].Median/1e6,
 			s.Verify.Summary["forward"].Median/1e6, s.Goodput/1e6, s.PathMTU.MSSBefore, s.PathMTU.MSSAfter, s.Why)

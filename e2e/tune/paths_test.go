@@ -22,7 +22,7 @@ import (
 // within 4 × BDP (the lossy climb at most doubles per step), and name
 // the direction of every step.
 func TestTunePeerLongLossyCross(t *testing.T) {
-	t.Parallel() // a low rate on its own link: beside the heavy test of the moment
+	light(t) // a low rate on its own link: beside the heavy test of the moment
 	const (
 		name    = "tt-tlong"
 		rateBPS = 50e6
@@ -56,7 +56,7 @@ func TestTunePeerLongLossyCross(t *testing.T) {
 	}
 	json.Unmarshal([]byte(out), &res)
 	steps := strings.Join(res.Steps, "\n")
-	t.Logf("RTT %.1f ms, BDP %d, choice %s kept %v: %s\nsteps:\n%s", res.RTTms, s.BDP, s.Choice, s.Kept, s.Why, steps)
+	t.Logf("RTT %.1f ms, BDP %d, choice %s kept %v: %s\nsteps:\n%s\ntrials:%s", res.RTTms, s.BDP, s.Choice, s.Kept, s.Why, steps, s.trials("forward"))
 	if res.RTTms < 300 || res.RTTms > 330 {
 		t.Errorf("RTT %.1f ms on a 300 ms link", res.RTTms)
 	}
@@ -100,7 +100,7 @@ func TestTunePeerLongLossyCross(t *testing.T) {
 	// most there is.
 	b, a := s.find("baseline").Summary["forward"], s.Verify.Summary["forward"]
 	if beat := s.beaten("forward"); a.Min <= b.Max || beat != "" {
-		t.Errorf("forward: after %.1f–%.1f (mean %.1f), before %.1f–%.1f Mbit/s; beaten by %q", a.Min/1e6, a.Max/1e6, a.Mean/1e6, b.Min/1e6, b.Max/1e6, beat)
+		t.Errorf("forward: after %.1f–%.1f (mean %.1f), before %.1f–%.1f Mbit/s; beaten by %q; trials:%s", a.Min/1e6, a.Max/1e6, a.Mean/1e6, b.Min/1e6, b.Max/1e6, beat, s.trials("forward"))
 	}
 	if st, err := lab.ReadState(name); err != nil || st.Seed != 19 {
 		t.Errorf("the link's loss seed: %+v %v", st, err)

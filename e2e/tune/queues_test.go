@@ -19,7 +19,8 @@ import (
 // the transmit queue from the interface's tx_dropped; txqueuelen 1000 is
 // a dimension of the search, measured there, and the verified choice
 // fills the path: with the raise, or with a control the drops no longer
-// hold (BBR paces its bursts; its verification then drops nothing).
+// hold (BBR paces its bursts: a packet its verification's trial drops
+// at the ring, as one in a CI run did, leaves the flow at the path).
 //
 // Not parallel: it asserts rates, which another test's relay beside it
 // could cost.
@@ -73,8 +74,8 @@ func TestTuneLabTransmitQueue(t *testing.T) {
 	}
 	if txq != "1000" {
 		for _, tr := range s.Verify.Trials {
-			if tr.HostDrops != nil && tr.HostDrops.TxDrop > 0 {
-				t.Errorf("the choice keeps the ring of 8 and its verification still drops: %s", tr.Verdict)
+			if tr.HostDrops != nil && tr.HostDrops.TxDrop > 0 && tr.Limit != "path-full" {
+				t.Errorf("the choice keeps the ring of 8 and its drops still hold its verification: %s", tr.Verdict)
 			}
 		}
 	}

@@ -16,7 +16,7 @@ import (
 // A dropped SSH session (SIGHUP) and a closed output (tune … | head)
 // undo as Ctrl-C does: the lab link and its namespaces are removed.
 func TestTuneSignals(t *testing.T) {
-	t.Parallel() // a low rate on its own link: beside the heavy test of the moment
+	light(t) // a low rate on its own link: beside the heavy test of the moment
 	bin := setup(t)
 	for _, how := range []string{"SIGHUP", "closed stderr"} {
 		cmd := exec.Command(bin, "tune", "--lab", "--name", "tt-tsig", "--rate", "100mbit", "--rtt", "20ms", "--time", "3")
