@@ -183,11 +183,11 @@ type Policy struct {
 	// The verification's last safety net (tune's judge): a choice is
 	// rolled back where a direction a changed knob acts on is Worse (its
 	// trials apart from the baseline's); a direction nothing changed
-	// acts on is reported as drift where it moved by more than MinGain up
+	// acts on is reported as drift where it moved by more than Drift up
 	// or Worse down. An application setting (-P, -Z) helped where it
 	// gained LeverGain in one direction and lost no more than Worse in
 	// another.
-	MinGain, Worse, LeverGain float64
+	Drift, Worse, LeverGain float64
 }
 
 // DefaultPolicy is tune's policy for trials of length t with omit o and
@@ -199,7 +199,7 @@ func DefaultPolicy(n int, t, o, rtt time.Duration) Policy {
 	}
 	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, Gain: 2, CCCost: 1, Slack: Slack, MinTol: 0.03, MaxTol: 0.10, Spreads: 2, Order: 0.05,
 		Trials: n, Time: t, Omit: o, SetupRTTs: 8, ShortTime: max(t/4, time.Second), LeverTime: max(t/2, time.Second), LongRTT: 300 * time.Millisecond,
-		Budget: b, MinGain: 0.02, Worse: 0.05, LeverGain: 0.05}
+		Budget: b, Drift: 0.02, Worse: 0.05, LeverGain: 0.05}
 }
 
 // Slack is Policy.Slack's value: a trial further above the goodput

@@ -315,7 +315,7 @@ func judge(base, v *Candidate, dirs []Direction, acts map[Direction]bool, pol pl
 		}
 		r := x.Median / b.Median
 		if acts != nil && !acts[d] {
-			if r < 1-pol.Worse || r > 1+pol.MinGain {
+			if r < 1-pol.Worse || r > 1+pol.Drift {
 				drift += fmt.Sprintf(" %s %.2f×", d, r)
 			}
 			continue
