@@ -52,7 +52,7 @@ type Result struct {
 	// each did.
 	Levers []Lever `json:"levers,omitempty"`
 	// Verify holds the choice's verification: its full set from the
-	// search (FullSet), or fresh trials.
+	// search (FullSet, always set with it).
 	Verify  *Candidate `json:"verify,omitempty"`
 	FullSet bool       `json:"verified_by_full_set,omitempty"`
 	// NotLowered are the buffer maxima the choice would have lowered
@@ -174,11 +174,8 @@ func (r *Result) After() *Candidate {
 
 // AfterLabel names the end state for tables.
 func (r *Result) AfterLabel() string {
-	if r.Verify != nil && r.FullSet {
-		return r.Choice().Name + ", its full set"
-	}
 	if r.Verify != nil {
-		return r.Choice().Name + ", fresh trials"
+		return r.Choice().Name + ", its full set"
 	}
 	return r.Baseline().Name
 }

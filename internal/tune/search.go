@@ -298,15 +298,12 @@ func (r *runner) reportLevers(ctx context.Context, choice, measured *Candidate) 
 		return nil
 	}
 	r.pr.Stage("%s: screening application settings (reported, not applied)", why)
-	pol, n, reserve := r.policy(), len(r.screenDirs()), time.Duration(0)
-	if !choice.Baseline && !hasFullSet(measured, r.res.Controllable) {
-		reserve = pol.SetsCost(len(r.o.Directions), res.RTT) // the fresh verification's
-	}
+	pol, n := r.policy(), len(r.screenDirs())
 	for _, l := range levers {
 		// Reported, not chased: it runs only where its trials fit what
 		// the budget has left.
-		if cost := time.Duration(n) * pol.CostOf(cmp.Or(l.spec.Time, pol.Time), res.RTT); r.spent()+reserve+cost > pol.Budget {
-			res.Steps = append(res.Steps, fmt.Sprintf("%s: %s not screened: the budget (--budget %s) has %s left, its trials cost %s", why, l.lever, secs(pol.Budget), secs(max(0, pol.Budget-r.spent()-reserve)), secs(cost)))
+		if cost := time.Duration(n) * pol.CostOf(cmp.Or(l.spec.Time, pol.Time), res.RTT); r.spent()+cost > pol.Budget {
+			res.Steps = append(res.Steps, fmt.Sprintf("%s: %s not screened: the budget (--budget %s) has %s left, its trials cost %s", why, l.lever, secs(pol.Budget), secs(max(0, pol.Budget-r.spent())), secs(cost)))
 			continue
 		}
 		res.Steps = append(res.Steps, fmt.Sprintf("%s: screening %s (an application setting: reported, not applied)", why, l.lever))

@@ -1,14 +1,17 @@
 // Package tune is the closed loop from measurement to settings. It
-// measures the RTT and a baseline, then searches, led by the diagnosis
-// of each trial: per direction, the side whose buffer limits the
-// transfer gets its knob raised through multiples of the bandwidth-delay
-// product, then bisected down to the smallest value that still reaches
-// the plateau. With loss it also tries what does help (the congestion
-// control, parallel streams). Reference profiles are measured for
-// comparison. The choice is verified against the baseline with fresh
-// trials and kept only if it beats it by more than the noise. Where the
-// trials run and what can be changed is an Env: a lab link (both ends),
-// or this host against a peer (this host's side only).
+// measures the RTT, a baseline and the path's rate, then carries out the
+// search internal/plan decides: each trial updates a model of the path,
+// the planner names the cheapest point of its grid (buffer maxima × the
+// congestion controls, the host queues and a larger MTU where the
+// evidence calls for them) predicted to reach the target, screened, then
+// given its full set; the choice is the cheapest point whose full set is
+// on the plateau, and that full set is its verification. A last safety
+// net rolls back a choice that leaves a direction one of its settings
+// acts on worse beyond the noise. Reference profiles are the search's
+// first observations; the application's settings (-P, -Z) and the
+// peer's are screened and reported, never applied. Where the trials run
+// and what can be changed is an Env: a lab link (both ends), or this
+// host against a peer (this host's side only).
 package tune
 
 import (
@@ -304,7 +307,7 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	}
 	base.resolve(current)
 	res.Candidates = []*Candidate{base}
-	pr.Stage("baseline: %s of %s per direction with the current settings (%s of slow start omitted each)", r.trialCount(), secs(o.Time), secs(r.omit))
+	pr.Stage("baseline: up to %d trials of %s per direction with the current settings (%s of slow start omitted each)", o.Trials, secs(o.Time), secs(r.omit))
 	if err := r.trials(ctx, base, o.Trials, o.Directions, TrialSpec{}); err != nil {
 		return res, err
 	}
@@ -371,26 +374,21 @@ func Run(ctx context.Context, env Env, o Options, pr Progress) (*Result, error) 
 	}
 	res.AlreadyFull = false
 	changed := acts(base, choice, env.BothEnds())
-	if v != nil && hasFullSet(v, res.Controllable) {
-		// Only full sets accept: the choice's is its verification.
-		step := "the choice's full set is its verification"
-		for _, d := range o.Directions {
-			own := len(slices.DeleteFunc(slices.Clone(choice.Trials), func(t Trial) bool { return t.Direction != d || t.Screening }))
-			switch {
-			case own >= v.Runs(d):
-			case !changed[d]:
-				step += fmt.Sprintf("; in %s, on which no setting the choice changes acts, the full sets with the current settings there (%d of %d trials its own)", d, own, v.Runs(d))
-			default:
-				step += fmt.Sprintf("; in %s, the full sets of the points whose settings acting there are the choice's (%d of %d trials its own)", d, own, v.Runs(d))
-			}
-		}
-		res.Steps, res.FullSet = append(res.Steps, step), true
-	} else {
-		pr.Stage("verifying %s with %s per direction, fresh", choice.Name, r.trialCount())
-		if v, err = r.verify(ctx, choice); err != nil {
-			return res, err
+	// Only full sets accept, and Choose picks a point only where its key
+	// has one in every controlled direction: the choice's full set is
+	// its verification.
+	step := "the choice's full set is its verification"
+	for _, d := range o.Directions {
+		own := len(slices.DeleteFunc(slices.Clone(choice.Trials), func(t Trial) bool { return t.Direction != d || t.Screening }))
+		switch {
+		case own >= v.Runs(d):
+		case !changed[d]:
+			step += fmt.Sprintf("; in %s, on which no setting the choice changes acts, the full sets with the current settings there (%d of %d trials its own)", d, own, v.Runs(d))
+		default:
+			step += fmt.Sprintf("; in %s, the full sets of the points whose settings acting there are the choice's (%d of %d trials its own)", d, own, v.Runs(d))
 		}
 	}
+	res.Steps, res.FullSet = append(res.Steps, step), true
 	res.Verify = v
 	if pm := res.PathMTU; pm != nil {
 		if t, ok := medianTrial(v, res.Controllable[0]); ok {
@@ -427,17 +425,6 @@ func (r *runner) fits() error {
 		secs(pol.Budget), sets*pol.Trials, secs(pol.TrialCost(r.res.RTT)), secs(need), math.Ceil(need.Seconds()))
 }
 
-// hasFullSet reports whether c has trials beyond a screening in every
-// direction of dirs.
-func hasFullSet(c *Candidate, dirs []Direction) bool {
-	for _, d := range dirs {
-		if !slices.ContainsFunc(c.Trials, func(t Trial) bool { return t.Direction == d && !t.Screening }) {
-			return false
-		}
-	}
-	return len(dirs) > 0
-}
-
 func directionsOf(ts []Trial) []Direction {
 	var out []Direction
 	for _, t := range ts {
@@ -446,15 +433,6 @@ func directionsOf(ts []Trial) []Direction {
 		}
 	}
 	return out
-}
-
-// verify runs fresh trials of c.
-func (r *runner) verify(ctx context.Context, c *Candidate) (*Candidate, error) {
-	v := &Candidate{ID: "verify", Name: "verification (fresh trials)", Source: c.Name, Settings: c.Settings, Origin: OriginVerify, Congestion: c.Congestion}
-	v.resolve(r.current)
-	r.res.Verify = v
-	err := r.trials(ctx, v, r.o.Trials, r.o.Directions, TrialSpec{Congestion: c.Congestion})
-	return v, err
 }
 
 // rate fixes the path's rate and goodput: given, the lab's, or
@@ -617,13 +595,6 @@ func (r *runner) control(t Trial) string {
 		return r.congestion()
 	}
 	return ""
-}
-
-// trialCount says how many trials a direction gets: up to --trials
-// (two where a buffer of this host, or the path under a pacing control,
-// held both alike: settled).
-func (r *runner) trialCount() string {
-	return fmt.Sprintf("up to %d trials", r.o.Trials)
 }
 
 // noteDrops records, the first time, that this host's queues dropped

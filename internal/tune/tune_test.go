@@ -1739,3 +1739,14 @@ func TestProfilesMeasuredWhereTheyAct(t *testing.T) {
 		}
 	}
 }
+
+// hasFullSet reports whether c has trials beyond a screening in every
+// direction of dirs.
+func hasFullSet(c *Candidate, dirs []Direction) bool {
+	for _, d := range dirs {
+		if !slices.ContainsFunc(c.Trials, func(t Trial) bool { return t.Direction == d && !t.Screening }) {
+			return false
+		}
+	}
+	return len(dirs) > 0
+}
