@@ -361,9 +361,8 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	if acts(Wmem, d, m.BothEnds) {
 		win = min(win, m.sendShare(cc)*float64(p.Wmem)*8/idle)
 	}
-	// Up to Upto the send buffer holds what an application's writer
-	// keeps in it (the prior's share; a learned one folds in the RTT and
-	// a lossy one the holes, which Upto counts).
+	// Up to Upto the buffers hold what the window model's shares say
+	// (see window).
 	pt := At{d, p.MTU}
 	w, mixed := m.window(p, d)
 	if r, ok := m.Dropped[DropKey{class(cc), d, p.key(d, m.BothEnds).Queue}]; ok {
@@ -382,22 +381,27 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 }
 
 // window is the congestion window's limit that holds p in d (ok false:
-// none learned, or p's buffers are outside where it holds).
+// none learned, or p's buffers are outside where it holds). Upto bounds
+// the bytes in flight, a holed flight's included, which both buffers
+// hold at the window model's shares: a learned share is a rate's at the
+// idle RTT, which folds in the queue a held flow stood in and, on the
+// send side, the holes, which Upto counts already.
 func (m Model) window(p Point, d Direction) (Limit, bool) {
 	w, ok := at(m, m.Window[class(m.ccOf(p, d))], At{d, p.MTU})
-	return w, ok && m.allows(p, d) >= w.From && m.payload(p, d, m.SendShare) < w.Upto
+	return w, ok && m.allows(p, d) >= w.From && m.payload(p, d, m.RecvShare, m.SendShare) < w.Upto
 }
 
 // allows is the payload the buffers of this host acting on d let in flight
-// at p (bytes; +Inf: none acts), its send buffer at its control's share.
+// at p (bytes; +Inf: none acts), at the shares learned, its send buffer at
+// its control's.
 func (m Model) allows(p Point, d Direction) float64 {
-	return m.payload(p, d, m.sendShare(m.ccOf(p, d)))
+	return m.payload(p, d, m.recvShare(), m.sendShare(m.ccOf(p, d)))
 }
 
-func (m Model) payload(p Point, d Direction, send float64) float64 {
+func (m Model) payload(p Point, d Direction, recv, send float64) float64 {
 	a := math.Inf(1)
 	if acts(Rmem, d, m.BothEnds) {
-		a = min(a, m.recvShare()*float64(p.Rmem))
+		a = min(a, recv*float64(p.Rmem))
 	}
 	if acts(Wmem, d, m.BothEnds) {
 		a = min(a, send*float64(p.Wmem))

@@ -645,6 +645,35 @@ func TestPacingOverfillNeedsGainAndABDP(t *testing.T) {
 	}
 }
 
+// A pacing control that overfilled is held until both buffers hold its
+// flight at gain and a BDP beyond the holes, in bytes: the receive
+// buffer at the window model's share, not at one learned from a window
+// whose flow stood in a queue (its rate at the idle RTT folds the queue's
+// delay in), or a host whose tcp_rmem already holds that flight would
+// look held at every send buffer (the lab's lossy 300 Mbit/s × 150 ms
+// path: 32 MiB of tcp_rmem, a receive share of 0.47 learned at an RTT of
+// 210 ms, and the search kept the send buffer BBR overfilled at).
+func TestOverfillEscapeReadsTheBuffersBytes(t *testing.T) {
+	at := func(r, w float64) Point {
+		return Point{Rmem: RoundUp(r * float64(bdp)), Wmem: RoundUp(w * float64(bdp)), CC: "bbr"}
+	}
+	win := held(at(2.7, 2.7), Forward, Screen, attrib.ReceiverWindow, 0)
+	win.Window, win.RTT = int64(0.65*float64(at(2.7, 2.7).Rmem)), 7*rtt/5
+	win.Rate = float64(win.Window) * 8 / win.RTT.Seconds()
+	over := held(at(5, 2.67), Forward, Screen, attrib.SendBuffer, 0.91*gp)
+	over.Recovering, over.Lost, over.RTT = true, 60000, rtt+10*time.Millisecond
+	m := Fit(prior(true), []Obs{win, over}, pol())
+	if got, _ := m.ShareOf(Rmem, "bbr"); got > 0.5 {
+		t.Fatalf("learned receive share %.2f: the queue's delay should fold in", got)
+	}
+	if x := m.Predict(at(5, 2.67), Forward); x > 0.92*gp {
+		t.Errorf("the send buffer it overfilled at predicted %.0f", x)
+	}
+	if x := m.Predict(at(5, 4), Forward); x < gp {
+		t.Errorf("4 × BDP of tcp_wmem with 5 × BDP of tcp_rmem predicted %.0f: both hold gain 2 and a BDP at their byte shares", x)
+	}
+}
+
 // A window held with room left in its send buffer (in flight well below
 // the buffer's share) was not the buffer's, whatever a trial with more
 // of it did: cubic's good mode at a larger buffer does not make its
