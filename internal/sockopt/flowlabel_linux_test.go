@@ -1,13 +1,16 @@
 package sockopt
 
 import (
+	"encoding/binary"
 	"io"
 	"net"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/tcptune/tcptune/internal/testutil"
+	"golang.org/x/sys/unix"
 )
 
 // A socket connected through ConnectWithFlowLabel carries the label,
@@ -49,4 +52,24 @@ func TestConnectWithFlowLabel(t *testing.T) {
 			t.Errorf("%s label %d accepted", bad.addr, bad.label)
 		}
 	}
+}
+
+// FlowLabel reads a connected IPv6 socket's flow label: its own, or with
+// remote its peer's (Linux 4.14+).
+func FlowLabel(rc syscall.RawConn, remote bool) (int, error) {
+	var out int
+	err := control(rc, func(fd uintptr) error {
+		req := in6FlowlabelReq{}
+		if remote {
+			req.Flags = ipv6FlFRemote
+		}
+		size := uint32(unsafe.Sizeof(req))
+		if _, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.IPPROTO_IPV6, ipv6FlowlabelMgr,
+			uintptr(unsafe.Pointer(&req)), uintptr(unsafe.Pointer(&size)), 0); e != 0 {
+			return e
+		}
+		out = int(binary.BigEndian.Uint32((*[4]byte)(unsafe.Pointer(&req.Label))[:]) & 0xFFFFF)
+		return nil
+	})
+	return out, err
 }

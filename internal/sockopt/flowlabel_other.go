@@ -9,6 +9,3 @@ import (
 
 // ConnectWithFlowLabel is Linux only (as iperf3's -L).
 func ConnectWithFlowLabel(syscall.RawConn, *net.TCPAddr, string, int) error { return ErrUnsupported }
-
-// FlowLabel is Linux only.
-func FlowLabel(syscall.RawConn, bool) (int, error) { return 0, ErrUnsupported }

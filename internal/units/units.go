@@ -67,22 +67,6 @@ func ParseBytes(s string) (int64, error) {
 	return int64(b), nil
 }
 
-// DescribeBytesUnit says how a size string was interpreted, for help
-// texts and for warnings when a user types an ambiguous unit.
-func DescribeBytesUnit(s string) string {
-	_, suf, err := splitNumber(s)
-	if err != nil {
-		return ""
-	}
-	switch strings.ToLower(suf) {
-	case "k", "m", "g", "t":
-		return fmt.Sprintf("%s read as binary (%siB, ×1024)", s, strings.ToUpper(suf))
-	case "kb", "mb", "gb", "tb":
-		return fmt.Sprintf("%s read as decimal (SI, ×1000); use %siB for binary", s, strings.ToUpper(suf[:1]))
-	}
-	return ""
-}
-
 // Rate is a rate as the user wrote it and what it was read as.
 type Rate struct {
 	Bits  float64 // bits per second
@@ -221,19 +205,6 @@ func FormatBytes(b float64) string {
 		return fmt.Sprintf("%.2f KBytes", b/(1<<10))
 	}
 	return fmt.Sprintf("%.0f Bytes", b)
-}
-
-// FormatRate formats bits per second as iperf3 does ("34.2 Gbits/sec").
-func FormatRate(bps float64) string {
-	switch {
-	case bps >= 1e9:
-		return fmt.Sprintf("%.3g Gbits/sec", bps/1e9)
-	case bps >= 1e6:
-		return fmt.Sprintf("%.3g Mbits/sec", bps/1e6)
-	case bps >= 1e3:
-		return fmt.Sprintf("%.3g Kbits/sec", bps/1e3)
-	}
-	return fmt.Sprintf("%.0f bits/sec", bps)
 }
 
 // FormatSize formats a size compactly for explanations ("6.0 MB" uses

@@ -176,9 +176,6 @@ type Report struct {
 	Verdicts []string     `json:"verdicts"`
 }
 
-// Diff builds the report of cur against prev.
-func Diff(prev, cur Sample) Report { return DiffOver(prev, cur, nil) }
-
 // DiffOver builds the report of cur against prev, with the verdicts
 // reading ev, the samples taken within the interval (nil: cur alone).
 func DiffOver(prev, cur Sample, ev Evidence) Report {

@@ -181,3 +181,7 @@ func TestRetransmitsTheReceiverHad(t *testing.T) {
 		}
 	}
 }
+
+// Diff builds the report of cur against prev without evidence from within
+// the interval.
+func Diff(prev, cur Sample) Report { return DiffOver(prev, cur, nil) }

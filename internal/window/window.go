@@ -213,8 +213,8 @@ func (m Model) Limits(tcpRmemMax, tcpWmemMax, rmemMax, wmemMax int64) Limits {
 	return Limits{
 		RecvAuto:     m.RecvWindow(tcpRmemMax),
 		SendAuto:     m.SendWindow(tcpWmemMax),
-		RecvExplicit: m.RecvWindow(2 * rmemMax),
-		SendExplicit: m.SendWindow(2 * wmemMax),
+		RecvExplicit: m.RecvWindow(ExplicitBuffer(rmemMax, rmemMax)), // the largest request: capped, doubled
+		SendExplicit: m.SendWindow(ExplicitBuffer(wmemMax, wmemMax)),
 	}
 }
 
