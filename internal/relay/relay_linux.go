@@ -17,12 +17,29 @@ import (
 	"github.com/tcptune/tcptune/internal/linkem"
 )
 
-// Now is CLOCK_MONOTONIC in ns, the clock of the model and the timers.
-func Now() int64 {
-	var ts unix.Timespec
-	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
-	return ts.Nano()
-}
+// Now is CLOCK_MONOTONIC in ns, the clock of the model and of the
+// timerfd's absolute times. It reads Go's monotonic clock, which the
+// vDSO serves without a system call, from the offset epoch took once:
+// unix.ClockGettime makes a system call each time, and the writer reads
+// the clock in its spin before every release (half the relay's CPU at
+// 2.5 Gbit/s went to those calls).
+func Now() int64 { return epoch.mono + int64(time.Since(epoch.at)) }
+
+// epoch pairs a reading of CLOCK_MONOTONIC with one of Go's clock, taken
+// together once (Go's between two of CLOCK_MONOTONIC, at their mean);
+// the two clocks are the same (the runtime's monotonic
+// clock is CLOCK_MONOTONIC on Linux), so the offset holds.
+var epoch = func() (e struct {
+	at   time.Time
+	mono int64
+}) {
+	var before, after unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &before)
+	e.at = time.Now()
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &after)
+	e.mono = (before.Nano() + after.Nano()) / 2
+	return e
+}()
 
 // direction moves packets from in to out through one model.
 type direction struct {
@@ -41,9 +58,14 @@ type Relay struct {
 }
 
 // spinNS is how long before a release the writer stops sleeping and
-// spins (measured: 100 µs of spinning brought a 1 ms link from 1.38 to
-// 1.19 ms RTT; 250 µs also covers most of the wake-up tail).
-const spinNS = 250_000
+// spins: as long as waking from the timerfd takes on an idle machine
+// (a 2-vCPU VM: 42 µs median, 66 µs p99), and no longer. Where releases
+// come closer than the spin (1 Gbit/s and up) the writer spins between
+// every two, and a longer spin takes the core the endpoints' TCP needs:
+// at 2.5 Gbit/s × 20 ms a 250 µs spin kept the relay 0.38–0.41 ms
+// behind with 1.17 cores busy, 100 µs 0.01–0.03 ms with 0.99, at the
+// same RTT accuracy at 1–200 ms (bench/lab.sh; docs/lab.md).
+const spinNS = 100_000
 
 // item is a piece on its way out; buf, if set, goes back to the pool
 // after the write.

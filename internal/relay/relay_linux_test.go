@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tcptune/tcptune/internal/linkem"
 )
 
@@ -248,4 +250,20 @@ func TestRelayReordering(t *testing.T) {
 		t.Errorf("%d distinct of %d, %d held back, %d overtaken", len(seen), n, held, overtaken)
 	}
 	quiet(t, b)
+}
+
+// Now is CLOCK_MONOTONIC, whose absolute times the writer's timerfd
+// takes: within a few microseconds of the kernel's reading, either side
+// of it, however long the process has run.
+func TestNowIsClockMonotonic(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		var before, after unix.Timespec
+		unix.ClockGettime(unix.CLOCK_MONOTONIC, &before)
+		now := Now()
+		unix.ClockGettime(unix.CLOCK_MONOTONIC, &after)
+		if now < before.Nano()-5_000 || now > after.Nano()+5_000 {
+			t.Fatalf("Now %d outside CLOCK_MONOTONIC's [%d, %d] by more than 5 µs", now, before.Nano(), after.Nano())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
