@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"sync"
@@ -25,19 +26,26 @@ import (
 // 2.5 Gbit/s went to those calls).
 func Now() int64 { return epoch.mono + int64(time.Since(epoch.at)) }
 
-// epoch pairs a reading of CLOCK_MONOTONIC with one of Go's clock, taken
-// together once (Go's between two of CLOCK_MONOTONIC, at their mean);
-// the two clocks are the same (the runtime's monotonic
-// clock is CLOCK_MONOTONIC on Linux), so the offset holds.
+// epoch pairs a reading of Go's clock with the CLOCK_MONOTONIC reading
+// just before it (the runtime's monotonic clock is CLOCK_MONOTONIC on
+// Linux, so the offset holds): of several tries, the pair read closest
+// together, since a thread descheduled between the two readings would
+// shift every release by as long. Taking the reading before, Now is
+// never ahead of CLOCK_MONOTONIC, so a packet never leaves early.
 var epoch = func() (e struct {
 	at   time.Time
 	mono int64
 }) {
-	var before, after unix.Timespec
-	unix.ClockGettime(unix.CLOCK_MONOTONIC, &before)
-	e.at = time.Now()
-	unix.ClockGettime(unix.CLOCK_MONOTONIC, &after)
-	e.mono = (before.Nano() + after.Nano()) / 2
+	gap := int64(math.MaxInt64)
+	for range 16 {
+		var before, after unix.Timespec
+		unix.ClockGettime(unix.CLOCK_MONOTONIC, &before)
+		at := time.Now()
+		unix.ClockGettime(unix.CLOCK_MONOTONIC, &after)
+		if g := after.Nano() - before.Nano(); g < gap {
+			gap, e.at, e.mono = g, at, before.Nano()
+		}
+	}
 	return e
 }()
 
