@@ -331,7 +331,7 @@ func judge(base, v *Candidate, dirs []Direction, acts map[Direction]bool, pol pl
 	if worseIn != "" {
 		return false, "rolled back: the choice was worse than the baseline in" + worseIn + drift
 	}
-	return true, "kept: the search's choice over the current settings (short of its best full set beyond the noise), worse in no direction it acts on:" + moved + drift
+	return true, "kept: the search chose it over the current settings, which fell short of its best full set beyond the noise; worse in no direction it acts on:" + moved + drift
 }
 
 // acts are the directions some setting that differs between base and v
