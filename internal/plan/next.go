@@ -139,10 +139,7 @@ func Next(s State, pol Policy) Action {
 		return Action{Aim: aim, Done: true, Why: StopNothing}
 	}
 	p, r := pts[pick], ratings[pick]
-	act.Point, act.Predicted = p, map[Direction]float64{}
-	for _, d := range s.Model.Dirs {
-		act.Predicted[d] = s.Model.Predict(p, d)
-	}
+	act.Point, act.Predicted = p, s.predicted(p)
 	full, conf := pol.SetsCost(len(s.Model.Dirs), s.Model.IdleRTT), s.confirming(p, pol)
 	switch {
 	case r.whole:
@@ -213,9 +210,18 @@ func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim map[Dire
 		}
 	}
 	if pick >= 0 {
-		act = Action{Point: pts[pick], Kind: Full, Dirs: s.lacking(pts[pick]), Aim: aim, Untried: act.Untried}
+		act = Action{Point: pts[pick], Kind: Full, Dirs: s.lacking(pts[pick]), Aim: aim, Untried: act.Untried, Predicted: s.predicted(pts[pick])}
 	}
 	return act
+}
+
+// predicted is the model's rate at p in every direction it judges.
+func (s State) predicted(p Point) map[Direction]float64 {
+	out := map[Direction]float64{}
+	for _, d := range s.Model.Dirs {
+		out[d] = s.Model.Predict(p, d)
+	}
+	return out
 }
 
 // joint is the share of each direction's aim r reaches in all of dirs.

@@ -238,6 +238,11 @@ func TestOutOfTimeVerifiesTheNearest(t *testing.T) {
 		if got := !b.Done && b.Kind == Full && b.Point == a.Point && !b.Confirm; got != c.want {
 			t.Errorf("screened at %.0f of the baseline's 430e6, out of time: %+v, want its full set %v", c.rate, b, c.want)
 		}
+		for _, d := range b.Dirs { // the report prints what the model expects of it
+			if b.Predicted[d] <= 0 {
+				t.Errorf("out of time, the full set of %+v has no prediction in %s: %v", b.Point, d, b.Predicted)
+			}
+		}
 	}
 }
 
