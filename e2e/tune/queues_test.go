@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcptune/tcptune/internal/attrib"
 	"github.com/tcptune/tcptune/internal/testutil"
 )
 
@@ -79,7 +80,14 @@ func TestTuneLabTransmitQueue(t *testing.T) {
 			}
 		}
 	}
-	if a < 3*b || a > 1.001*1e9*1448/1500 {
-		t.Errorf("forward %.1f → %.1f Mbit/s: want a clear gain, within the goodput (965.3)", b/1e6, a/1e6)
+	// The ring's drops may spare a short trial, so the baseline's median
+	// is not a fixed fraction of the path: the choice fills the path (the
+	// attribution's "full") where the baseline did not.
+	goodput := 1e9 * 1448 / 1500
+	if attrib.Full(b, goodput) {
+		t.Fatalf("the baseline filled the path (%.1f Mbit/s): the ring of 8 did not hold it here", b/1e6)
+	}
+	if !attrib.Full(a, goodput) || a > 1.001*goodput {
+		t.Errorf("forward %.1f → %.1f Mbit/s: want the path filled, within the goodput (965.3)", b/1e6, a/1e6)
 	}
 }
