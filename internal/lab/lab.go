@@ -218,6 +218,22 @@ func (c Config) ModelBA() linkem.Config {
 	return m
 }
 
+// Unlike names the flag whose value differs between the directions,
+// the one-way delays apart ("": none). A link whose delays alone differ
+// is alike both ways to TCP: each direction's flow sees their sum.
+func (c Config) Unlike() string {
+	ab, ba := c.Model(), c.ModelBA()
+	switch {
+	case ab.Rate != ba.Rate || ab.Capacity != ba.Capacity:
+		return "--rate"
+	case ab.Loss != ba.Loss:
+		return "--loss"
+	case ab.Queue != ba.Queue:
+		return "--queue"
+	}
+	return ""
+}
+
 // policeBurst is the policer's bucket: as given, else 10 ms at its
 // rate, at least 64 KB (a few TSO bursts).
 func (c Config) policeBurst() int64 {

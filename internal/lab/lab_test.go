@@ -203,6 +203,17 @@ func TestParseAsymmetric(t *testing.T) {
 	if ab.Rate != 200e6 || ab.Delay != 5e6 || ba.Rate != 20e6 || ba.Delay != 15e6 || ba.Loss != 0.01 || ba.Queue != 64<<10 {
 		t.Fatalf("models a→b %+v b→a %+v", ab, ba)
 	}
+	// Unlike names what differs both ways; delays alone do not count.
+	for in, want := range map[[4]string]string{
+		{"200mbit/20mbit", "5ms/15ms", "0", "1bdp"}: "--rate", {"1gbit", "280ms/320ms", "0", "1bdp"}: "",
+		{"1gbit", "5ms/15ms", "0/0.1%", "1bdp"}: "--loss", {"1gbit", "10ms", "0", "1bdp/64K"}: "--queue",
+		{"1gbit", "10ms", "0.1%/0.1%", "4M/4M"}: "",
+	} {
+		c, err := ParseConfig("x", with(func(s *Spec) { s.Rate, s.Delay, s.Loss, s.Queue = in[0], in[1], in[2], in[3] }))
+		if err != nil || c.Unlike() != want {
+			t.Errorf("%v: Unlike %q (%v), want %q", in, c.Unlike(), err, want)
+		}
+	}
 	// One-way delays alike and one rate: a symmetric link.
 	if c, err := ParseConfig("x", with(func(s *Spec) { s.Delay = "10ms" })); err != nil || c.Reverse != nil || c.RTT != 20*time.Millisecond || c.ModelBA() != c.Model() {
 		t.Fatalf("symmetric --delay: %+v %v", c, err)

@@ -236,8 +236,11 @@ func OpenLab(ctx context.Context, c lab.Config) (env *Setup, close func(), err e
 	if c.Capacity != nil {
 		return nil, nil, errors.New("tune --lab: takes a link of one rate (its goodput is one figure); tune one whose rate changes with tune --peer against tcptune serve in its end b")
 	}
-	if c.Reverse != nil {
-		return nil, nil, errors.New("tune --lab: takes a symmetric link (its goodput is one figure); tune an asymmetric lab link with tune --peer against tcptune serve in its end b")
+	// Both ends carry the same settings over the link, and one
+	// direction's screening stands for both: the directions must be
+	// alike but for their one-way delays.
+	if f := c.Unlike(); f != "" {
+		return nil, nil, fmt.Errorf("%s: tune --lab takes one value both ways (its settings and screenings stand for both directions); tune an asymmetric lab link with tune --peer against tcptune serve in its end b", f)
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tcptune/tcptune/internal/apply"
+	"github.com/tcptune/tcptune/internal/lab"
 	"github.com/tcptune/tcptune/internal/sysctl"
 )
 
@@ -109,5 +111,24 @@ func TestSetupKeepsAPartlyRestoredTrial(t *testing.T) {
 	os.MkdirAll(filepath.Join(e.Apply.BackupDir, "stray"), 0o700)
 	if err := Interrupted(e.Apply); err == nil || !strings.Contains(err.Error(), "stray") {
 		t.Fatalf("a stray entry: %v", err)
+	}
+}
+
+// tune --lab sets both ends alike and lets one direction's screening
+// stand for both: it refuses a link whose directions differ, naming the
+// flag, before it builds anything.
+func TestOpenLabRefusesUnlikeDirections(t *testing.T) {
+	for flag, s := range map[string]lab.Spec{
+		"--rate":  {Rate: "200mbit/20mbit", RTT: "20ms", Loss: "0", Queue: "1bdp", MTU: 1500},
+		"--loss":  {Rate: "1gbit", Delay: "5ms/15ms", Loss: "0/0.1%", Queue: "1bdp", MTU: 1500},
+		"--queue": {Rate: "1gbit", RTT: "20ms", Loss: "0", Queue: "1bdp/64K", MTU: 1500},
+	} {
+		c, err := lab.ParseConfig("x", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := OpenLab(context.Background(), c); err == nil || !strings.HasPrefix(err.Error(), flag+": ") {
+			t.Errorf("%s: %v", flag, err)
+		}
 	}
 }
