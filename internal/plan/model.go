@@ -30,9 +30,9 @@ type Model struct {
 	// largest per MTU (the smaller end's: a peer's may stay).
 	Loss float64
 	MSS  map[int]int
-	// Dropped is what trials carried where this host's queues dropped
-	// packets (drops outside TCP hold a flow whatever its buffers).
-	Dropped map[DropKey]float64
+	// Dropped is the trials this host's queues' drops held, whose mean
+	// caps a point (drops outside TCP hold a flow whatever its buffers).
+	Dropped map[DropKey][]Obs
 }
 
 // At is a direction at an MTU (0: as found): a larger MTU changes what
@@ -63,7 +63,7 @@ type Limit struct {
 func Fit(pr Prior, obs []Obs, pol Policy) Model {
 	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[At]float64{}, MSS: map[int]int{},
 		Window: map[string]map[At]Limit{}, Spread: spreads(obs, pr)}
-	best := map[At]float64{}
+	best, beyond := map[At]float64{}, map[At]bool{}
 	idle := pr.IdleRTT.Seconds()
 	m.Loss = lossFloor(obs)
 	for _, o := range obs {
@@ -88,28 +88,26 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 		m.MSS[o.Point.MTU] = max(m.MSS[o.Point.MTU], o.MSS)
 	}
 	// What no buffer lifts (the peer's side, a core) is learned from
-	// full sets only, where it held every trial, by their mean rate (where
-	// some trial carried more, the set's rates are a control's two modes:
-	// see windows).
+	// full sets only, where it held every trial, as the best full set's
+	// mean rate in the direction (where some trial carried more, the
+	// set's rates are a control's two modes: see windows).
 	for _, set := range fullSets(obs, pr.BothEnds) {
-		o, rate := set[0], meanRate(set)
-		d := At{o.Dir, o.Point.MTU}
-		best[d] = max(best[d], rate)
-		if !slices.ContainsFunc(set, func(x Obs) bool { return !m.beyond(x) }) {
-			m.Ceiling[d] = max(m.Ceiling[d], rate)
+		d := At{set[0].Dir, set[0].Point.MTU}
+		best[d] = max(best[d], meanRate(set))
+		beyond[d] = beyond[d] || !slices.ContainsFunc(set, func(x Obs) bool { return !m.beyond(x) })
+	}
+	for d := range beyond {
+		if beyond[d] {
+			m.Ceiling[d] = best[d]
 		}
 	}
 	m.windows(obs, pol)
 	m.Dropped = dropped(m, obs, pol)
-	// A ceiling is at least what a full set in the direction carried.
-	for d, c := range m.Ceiling {
-		m.Ceiling[d] = max(c, best[d])
-	}
 	return m
 }
 
-// dropped is the mean rate of the trials drops held, per DropKey.
-func dropped(m Model, obs []Obs, pol Policy) map[DropKey]float64 {
+// dropped is the trials drops held, per DropKey.
+func dropped(m Model, obs []Obs, pol Policy) map[DropKey][]Obs {
 	sets := map[DropKey][]Obs{}
 	for _, o := range obs {
 		if m.dropHeld(o, pol) {
@@ -117,11 +115,7 @@ func dropped(m Model, obs []Obs, pol Policy) map[DropKey]float64 {
 			sets[k] = append(sets[k], o)
 		}
 	}
-	out := map[DropKey]float64{}
-	for k, set := range sets {
-		out[k] = meanRate(set)
-	}
-	return out
+	return sets
 }
 
 // overfills reports whether o is a pacing control overfilling the
@@ -143,7 +137,10 @@ func (m Model) overfills(o Obs, pol Policy) bool {
 // slow trial is an event that passes, as a timeout, whose cost grows as
 // a trial shortens: a short screening does not sample the full set's).
 // A loss-based window holds no flow its buffers hold under the BDP: it
-// builds no queue to lose in. A pacing
+// builds no queue to lose in; held without loss where its buffers let it
+// fill the path (as a full set of its class there did: fills), it left
+// slow start early, which more buffer neither causes nor cures, and it
+// holds wherever they do (a screening's, a profile's included). A pacing
 // control that overfilled (one trial says so) is held at what those trials
 // carried, from where it overfills to Gain + 1 BDPs: their payload, or
 // less where the queue they stood in (queued) shows that a BDP and that
@@ -155,19 +152,25 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		d At
 	}
 	keyOf := func(o Obs) ck { return ck{class(m.ccOf(o.Point, o.Dir)), At{o.Dir, o.Point.MTU}} }
-	from, over := map[ck]float64{}, map[ck][]Obs{}
+	from, over, fills := map[ck]float64{}, map[ck][]Obs{}, map[ck]float64{}
+	for _, x := range obs {
+		if a := min(m.allows(x.Point, x.Dir), m.bdp()); x.Kind == Full && (a == m.bdp() || x.mode(m.bdp()) == attrib.PathFull) {
+			fills[keyOf(x)] = lower(fills[keyOf(x)], a)
+		}
+	}
 	for _, o := range obs {
 		k, allows := keyOf(o), math.Inf(1)
-		if m.overfills(o, pol) {
+		f, early := fills[k]
+		if early = early && !Paces(k.c) && o.Lost == 0 && m.allows(o.Point, o.Dir) >= f; m.overfills(o, pol) {
 			over[k] = append(over[k], o)
-		} else if fullAt(obs, o.Point, o.Dir, m.BothEnds) && m.sendersHeld(o, obs, pol) && (o.Kind == Full || !Paces(k.c)) {
-			allows = m.allows(o.Point, o.Dir)
+		} else if (early || fullAt(obs, o.Point, o.Dir, m.BothEnds)) && m.sendersHeld(o, obs, pol) && (o.Kind == Full || !Paces(k.c)) {
+			if allows = m.allows(o.Point, o.Dir); early {
+				allows = f
+			}
 		} else {
 			continue
 		}
-		if f, ok := from[k]; !ok || allows < f {
-			from[k] = allows
-		}
+		from[k] = lower(from[k], allows)
 	}
 	for k := range from {
 		l := Limit{From: from[k], Upto: math.Inf(1)}
@@ -365,16 +368,14 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	// (see window).
 	pt := At{d, p.MTU}
 	w, mixed := m.window(p, d)
-	if r, ok := m.Dropped[DropKey{class(cc), d, p.key(d, m.BothEnds).Queue}]; ok {
-		caps = min(caps, r)
+	if set, ok := m.Dropped[DropKey{class(cc), d, p.key(d, m.BothEnds).Queue}]; ok {
+		caps = min(caps, meanRate(set))
 	}
 	if mss := m.MSS[p.MTU]; !Paces(cc) && m.Loss > 0 && mss > 0 {
 		caps = min(caps, window.LossRate(int64(mss), m.IdleRTT, m.Loss))
 	}
-	if c, _ := at(m, m.Ceiling, pt); c > 0 {
-		caps = min(caps, c)
-	}
-	if caps = min(caps, m.goodput(p.MTU)); mixed {
+	c, _ := at(m, m.Ceiling, pt) // 0: none
+	if caps = min(caps, cmp.Or(c, caps), m.goodput(p.MTU)); mixed {
 		caps = min(caps, w.Share*w.Rate+(1-w.Share)*min(win, caps)) // the window's mode, and the rest
 	}
 	return win, caps

@@ -888,8 +888,9 @@ func on(g Grid, rmem, wmem int64, cc string) Point {
 // shallow queue) is judged by their mix: a full set of three that
 // missed the slow mode, where a screening at its key caught it, rates
 // below a pacing control's full set at the path, and the choice is
-// the pacing one; without the slow screening the cheaper cubic point
-// stays the choice. A lossless trial short of the path with the BDP in
+// the pacing one, also where the slow screening ran at a profile's
+// larger buffers (an early exit from slow start, which more buffer does
+// not cure); without it the cheaper cubic point stays the choice. A lossless trial short of the path with the BDP in
 // flight is no slow mode (noise, or a flow sharing the path).
 func TestTwoModesAreJudgedByTheirMix(t *testing.T) {
 	g := grid(pol())
@@ -905,6 +906,10 @@ func TestTwoModesAreJudgedByTheirMix(t *testing.T) {
 	slow.Inflight = bdp * 7 / 10
 	short := slow
 	short.Rate, short.Inflight = 0.75*gp, bdp*11/10
+	off := slow // a reference profile's, at buffers off the rungs
+	off.Point = Point{Rmem: 8 * bdp, Wmem: 6 * bdp, CC: "cubic"}
+	lossy := off
+	lossy.Lost = 40
 	base := append(append(fast(cu, Forward), fast(bb, Forward)...), fast(cu, Reverse)...)
 	for _, c := range []struct {
 		name  string
@@ -914,6 +919,10 @@ func TestTwoModesAreJudgedByTheirMix(t *testing.T) {
 		{"no slow mode seen", nil, cu},
 		{"the slow mode seen at the key", []Obs{slow}, bb},
 		{"short with the BDP in flight", []Obs{short}, cu},
+		// An early exit is the control's wherever its buffers let it
+		// fill the path; one cut at a loss holds from where it was seen.
+		{"the slow mode seen at a profile's larger buffers", []Obs{off}, bb},
+		{"a profile's slow trial with loss", []Obs{lossy}, cu},
 	} {
 		obs := append(slices.Clone(base), c.extra...)
 		st := State{Grid: g, Model: Fit(prior(false), obs, pol()), Obs: obs}
