@@ -470,40 +470,46 @@ func TestIperf3Symlink(t *testing.T) {
 
 	// -D: the server goes to the background (the command returns at
 	// once, status 0), writes its PID file (-I) and its output to
-	// --logfile, serves, and removes the PID file when it ends.
-	port2 := testutil.FreePort(t)
-	pidfile, logfile := dir+"/iperf3.pid", dir+"/iperf3.log"
-	if _, errOut, err := testutil.Run(t, 10*time.Second, link, "-s", "-D", "-p", strconv.Itoa(port2), "-I", pidfile, "--logfile", logfile, "--forceflush"); err != nil {
-		t.Fatalf("-D: %v %s", err, errOut)
-	}
-	testutil.WaitListening(t, port2)
-	var pid int
-	for i := 0; i < 50 && pid == 0; i++ {
-		b, _ := os.ReadFile(pidfile)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-		time.Sleep(20 * time.Millisecond)
-	}
-	if pid <= 0 {
-		t.Fatal("no PID file from -D -I")
-	}
-	proc, err := os.FindProcess(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proc.Kill()
-	check(t, parseForeign(t, runClient(t, link, port2, []string{"-t", "1"})), nil, false)
-	proc.Signal(syscall.SIGTERM)
-	for i := 0; i < 100; i++ {
-		if _, err := os.Stat(pidfile); os.IsNotExist(err) {
-			break
+	// --logfile, serves, and removes the PID file when it ends; as the
+	// drop-in (-D inside a group, and --daem as getopt_long allows: the
+	// background process must not start another) and as tcptune serve.
+	for i, args := range [][]string{
+		{link, "-sD", "--forceflush"}, {link, "-s", "--daem"}, {bin, "serve", "-D"},
+	} {
+		port2 := testutil.FreePort(t)
+		pidfile, logfile := fmt.Sprintf("%s/d%d.pid", dir, i), fmt.Sprintf("%s/d%d.log", dir, i)
+		if _, errOut, err := testutil.Run(t, 10*time.Second, args[0], append(args[1:], "-p", strconv.Itoa(port2), "-I", pidfile, "--logfile", logfile)...); err != nil {
+			t.Fatalf("%q: %v %s", args[1:], err, errOut)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if _, err := os.Stat(pidfile); !os.IsNotExist(err) {
-		t.Error("the PID file outlived the server")
-	}
-	if b, _ := os.ReadFile(logfile); !strings.Contains(string(b), "receiver") {
-		t.Errorf("the log file lacks the test's report:\n%s", b)
+		testutil.WaitListening(t, port2)
+		var pid int
+		for i := 0; i < 50 && pid == 0; i++ {
+			b, _ := os.ReadFile(pidfile)
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			time.Sleep(20 * time.Millisecond)
+		}
+		if pid <= 0 {
+			t.Fatalf("%q: no PID file", args[1:])
+		}
+		proc, err := os.FindProcess(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer proc.Kill()
+		check(t, parseForeign(t, runClient(t, link, port2, []string{"-t", "1"})), nil, false)
+		proc.Signal(syscall.SIGTERM)
+		for i := 0; i < 100; i++ {
+			if _, err := os.Stat(pidfile); os.IsNotExist(err) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if _, err := os.Stat(pidfile); !os.IsNotExist(err) {
+			t.Errorf("%q: the PID file outlived the server", args[1:])
+		}
+		if b, _ := os.ReadFile(logfile); !strings.Contains(string(b), "receiver") {
+			t.Errorf("%q: the log file lacks the test's report:\n%s", args[1:], b)
+		}
 	}
 }
 

@@ -143,14 +143,7 @@ func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
 			return fmt.Errorf("-A/--affinity: %v", err)
 		}
 	}
-	out := cmd.OutOrStdout()
-	if (f.r.Title != "" || f.compat.timestamps != "") && mode == report.Text {
-		pw := &report.PrefixWriter{W: out, Stamp: f.compat.timestamps}
-		if f.r.Title != "" {
-			pw.Prefix = f.r.Title + ":  "
-		}
-		out = pw
-	}
+	out := report.Prefixed(cmd.OutOrStdout(), mode, f.r.Title, f.compat.timestamps)
 	return bench(ctx, o, &report.Runs{W: out, Err: cmd.ErrOrStderr(), Mode: mode, N: f.repeat})
 }
 

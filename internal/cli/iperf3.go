@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/tcptune/tcptune/internal/daemon"
 	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/report"
@@ -12,17 +13,40 @@ import (
 	"github.com/tcptune/tcptune/internal/version"
 )
 
-// iperf3Flags are the process flags of iperf3's command line.
+// iperf3Flags are the drop-in's own flags.
 type iperf3Flags struct {
-	version, daemon, forceFlush bool
-	logfile, pidfile            string
-	serverLimit                 string
-	idleTimeout                 int
+	proc                procFlags
+	version, forceFlush bool
+	serverLimit         string
+	idleTimeout         int
+}
+
+// procFlags are iperf3's process flags, which serve shares.
+type procFlags struct {
+	daemon           bool
+	logfile, pidfile string
+}
+
+func (p *procFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVarP(&p.daemon, "daemon", "D", false, "run the server in the background as a daemon (not on Windows)")
+	fs.StringVar(&p.logfile, "logfile", "", "send output (and errors) to this file, appending")
+	fs.StringVarP(&p.pidfile, "pidfile", "I", "", "write the process ID to this file while running")
+}
+
+// run runs serve as the process flags say: started again in the
+// background (this process then ends), its output in the log file, and
+// its PID in the PID file while it runs.
+func (p *procFlags) run(cmd *cobra.Command, name string, serve func() error) error {
+	if p.daemon && !daemon.IsChild() {
+		_, err := daemon.Start(p.logfile)
+		return err
+	}
+	return withLog(cmd, p.logfile, name, func() error { return daemon.WithPIDFile(p.pidfile, serve) })
 }
 
 // newIperf3Cmd is the drop-in: iperf3's command line (-s, or -c HOST),
 // so that scripts calling iperf3 run tcptune unchanged.
-func newIperf3Cmd(args []string) *cobra.Command {
+func newIperf3Cmd() *cobra.Command {
 	b := &benchFlags{}
 	s := &serveFlags{}
 	pf := &iperf3Flags{}
@@ -39,16 +63,10 @@ func newIperf3Cmd(args []string) *cobra.Command {
 					version.Iperf3Line(), version.SystemInfo())
 				return nil
 			}
-			if pf.daemon {
-				if !serverMode {
-					return errors.New("-D/--daemon: only with -s (server mode)")
-				}
-				if _, err := daemon.Start(daemon.WithoutFlag(args, "daemon", 'D'), pf.logfile); err != nil {
-					return err
-				}
-				return nil
+			if pf.proc.daemon && !serverMode {
+				return errors.New("-D/--daemon: only with -s (server mode)")
 			}
-			return withLog(cmd, pf.logfile, "iperf3", func() error { return runIperf3(cmd, b, s, pf, serverMode) })
+			return pf.proc.run(cmd, "iperf3", func() error { return runIperf3(cmd, b, s, pf, serverMode) })
 		},
 	}
 	fs := cmd.Flags()
@@ -62,9 +80,7 @@ func newIperf3Cmd(args []string) *cobra.Command {
 	s.auth.registerServer(fs)
 	flagx.IntVarP(fs, &s.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "idle timeout for receiving data (ms)")
 	fs.BoolVarP(&pf.version, "version", "v", false, "print the version (iperf 3.22 (tcptune X.Y.Z)) and exit")
-	fs.BoolVarP(&pf.daemon, "daemon", "D", false, "run the server in the background as a daemon (not on Windows)")
-	fs.StringVar(&pf.logfile, "logfile", "", "send output (and errors) to this file, appending")
-	fs.StringVarP(&pf.pidfile, "pidfile", "I", "", "write the process ID to this file while running")
+	pf.proc.register(fs)
 	fs.StringVar(&pf.serverLimit, "server-bitrate-limit", "", "server's total bit rate limit (not supported by tcptune)")
 	flagx.IntVarP(fs, &pf.idleTimeout, "idle-timeout", "", 0, 0, 86400, "seconds", "restart an idle server after this many seconds (accepted with a warning: every read has its own deadline)")
 	fs.BoolVar(&pf.forceFlush, "forceflush", false, "flush output at every interval (tcptune never buffers output, so always)")
@@ -75,13 +91,6 @@ func newIperf3Cmd(args []string) *cobra.Command {
 // runIperf3 runs the drop-in's server or client once its process flags
 // are handled.
 func runIperf3(cmd *cobra.Command, b *benchFlags, s *serveFlags, pf *iperf3Flags, serverMode bool) error {
-	if pf.pidfile != "" {
-		remove, err := daemon.WritePIDFile(pf.pidfile)
-		if err != nil {
-			return err
-		}
-		defer remove()
-	}
 	switch {
 	case serverMode && b.r.Host != "":
 		return errors.New("-s and -c: choose one")
@@ -92,15 +101,13 @@ func runIperf3(cmd *cobra.Command, b *benchFlags, s *serveFlags, pf *iperf3Flags
 		if pf.idleTimeout > 0 {
 			fmt.Fprintln(cmd.ErrOrStderr(), "warning: --idle-timeout: not supported by tcptune (every network read has its own deadline); ignored")
 		}
-		if b.compat.timestamps != "" && !b.json {
-			cmd.SetOut(&report.PrefixWriter{W: cmd.OutOrStdout(), Stamp: b.compat.timestamps})
-		}
 		s.port, s.bind, s.json, s.interval, s.format = b.r.Port, b.r.Bind, b.json, b.r.Interval, b.r.Format
 		s.auth.pkcs1 = b.auth.pkcs1
 		o, err := s.options(cmd)
 		if err != nil {
 			return err
 		}
+		o.Out = report.Prefixed(o.Out, o.Mode, "", b.compat.timestamps)
 		return server.New(o).ListenAndServe(cmd.Context())
 	case b.r.Host != "":
 		return runBench(cmd.Context(), cmd, b)

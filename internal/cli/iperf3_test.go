@@ -30,12 +30,12 @@ func TestIperf3OptionsFromItsHelp(t *testing.T) {
 			continue
 		}
 		seen[m[1]] = true
-		if err := newIperf3Cmd(nil).ParseFlags([]string{"--" + m[1] + "=1"}); err != nil && strings.Contains(err.Error(), "unknown") {
+		if err := newIperf3Cmd().ParseFlags([]string{"--" + m[1] + "=1"}); err != nil && strings.Contains(err.Error(), "unknown") {
 			t.Errorf("--%s: %v", m[1], err)
 		}
 	}
 	for _, m := range short {
-		if err := newIperf3Cmd(nil).ParseFlags([]string{"-" + m[1]}); err != nil && strings.Contains(err.Error(), "unknown") {
+		if err := newIperf3Cmd().ParseFlags([]string{"-" + m[1]}); err != nil && strings.Contains(err.Error(), "unknown") {
 			t.Errorf("-%s: %v", m[1], err)
 		}
 	}

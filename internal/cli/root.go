@@ -52,7 +52,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	var cmd *cobra.Command
 	name := "tcptune"
 	if base := filepath.Base(args[0]); strings.TrimSuffix(base, ".exe") == "iperf3" {
-		cmd = newIperf3Cmd(args[1:])
+		cmd = newIperf3Cmd()
 		name = "iperf3"
 	} else {
 		cmd = NewRoot()

@@ -28,6 +28,7 @@ type serveFlags struct {
 	prometheus               string
 	maxTestMemory, maxMemory int64
 	ccFromStart              bool
+	proc                     procFlags
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
@@ -77,25 +78,29 @@ answers like a busy iperf3. When the client is tcptune, the server sends its
 TCP_INFO figures back, so that reverse (-R) tests say what limited them.`,
 		Example: `  tcptune serve
   tcptune serve -p 5202 -B 10.0.0.2 --max-tests 8
-  tcptune serve -1 -J`,
+  tcptune serve -1 -J
+  tcptune serve -D -I /run/tcptune.pid --logfile /var/log/tcptune.log`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, err := f.options(cmd)
-			if err != nil {
-				return err
-			}
-			if f.prometheus != "" {
-				m := servemetrics.New()
-				stop, err := servePrometheus(cmd, f.prometheus, m)
+			return f.proc.run(cmd, "tcptune", func() error {
+				o, err := f.options(cmd)
 				if err != nil {
 					return err
 				}
-				defer stop()
-				o.OnTestEnd = m.Record
-			}
-			return server.New(o).ListenAndServe(cmd.Context())
+				if f.prometheus != "" {
+					m := servemetrics.New()
+					stop, err := servePrometheus(cmd, f.prometheus, m)
+					if err != nil {
+						return err
+					}
+					defer stop()
+					o.OnTestEnd = m.Record
+				}
+				return server.New(o).ListenAndServe(cmd.Context())
+			})
 		},
 	}
 	f.register(cmd.Flags())
+	f.proc.register(cmd.Flags())
 	return cmd
 }

@@ -60,13 +60,7 @@ one object per flow and the summary; advise --flows FILE reads it back.`,
 				return err
 			}
 			f.Port = port
-			format := watch.Text
-			switch {
-			case asJSON:
-				format = watch.JSONLines
-			case isTerminal(cmd.OutOrStdout()):
-				format = watch.Screen
-			}
+			format := watch.FormatOf(asJSON, isTerminal(cmd.OutOrStdout()))
 			if flows {
 				by, err := watch.ParseGroupBy(group)
 				if err != nil {

@@ -41,6 +41,28 @@ func WritePIDFile(path string) (remove func(), err error) {
 	return func() { os.Remove(path) }, nil
 }
 
+// WithPIDFile runs run with this process's PID in path while it runs
+// (see WritePIDFile; "" = none).
+func WithPIDFile(path string, run func() error) error {
+	if path == "" {
+		return run()
+	}
+	remove, err := WritePIDFile(path)
+	if err != nil {
+		return err
+	}
+	defer remove()
+	return run()
+}
+
+// childEnv marks the process Start runs: it is the daemon already,
+// whatever spelling of -D the command line it inherits holds (--daem, as
+// getopt_long allows, or --daemon=true), so it never starts another.
+const childEnv = "TCPTUNE_DAEMON_CHILD"
+
+// IsChild reports whether Start ran this process.
+func IsChild() bool { return os.Getenv(childEnv) == "1" }
+
 // OpenLog opens path for appending, as iperf3's --logfile does.
 func OpenLog(path string) (io.WriteCloser, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
@@ -48,42 +70,4 @@ func OpenLog(path string) (io.WriteCloser, error) {
 		return nil, fmt.Errorf("--logfile: %w", err)
 	}
 	return f, nil
-}
-
-// WithoutFlag returns args with every use of a boolean flag removed: its
-// long form, its short form alone or inside a group of short flags.
-func WithoutFlag(args []string, long string, short byte) []string {
-	var out []string
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		switch {
-		case a == "--"+long || a == "-"+string(short):
-			continue
-		case len(a) > 2 && a[0] == '-' && a[1] != '-' && !strings.ContainsAny(a, "="):
-			// a group such as -sD1: drop the letter (only letters of
-			// boolean flags can share a group before a value letter)
-			if i := strings.IndexByte(a[1:], short); i >= 0 && groupOfBools(a[1:i+1]) {
-				a = a[:i+1] + a[i+2:]
-				if a == "-" {
-					continue
-				}
-			}
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
-// groupOfBools reports whether the letters before the flag in a short
-// group are iperf3's boolean server letters (so the flag is not inside
-// a value, as in -Bsomething).
-func groupOfBools(prefix string) bool {
-	for _, c := range prefix {
-		if !strings.ContainsRune("sD1JVdR4", c) {
-			return false
-		}
-	}
-	return true
 }

@@ -3,26 +3,10 @@ package daemon
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 )
-
-func TestWithoutFlag(t *testing.T) {
-	for _, c := range []struct{ in, want []string }{
-		{[]string{"-s", "-D", "-p", "5201"}, []string{"-s", "-p", "5201"}},
-		{[]string{"-sD", "--logfile", "x"}, []string{"-s", "--logfile", "x"}},
-		{[]string{"--daemon", "-s"}, []string{"-s"}},
-		{[]string{"-D"}, nil},
-		{[]string{"-s", "-B", "10.0.0.D"}, []string{"-s", "-B", "10.0.0.D"}},
-		{[]string{"-s", "--", "-D"}, []string{"-s", "--", "-D"}},
-	} {
-		if got := WithoutFlag(c.in, "daemon", 'D'); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%q: %q, want %q", c.in, got, c.want)
-		}
-	}
-}
 
 func TestPIDFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "iperf3.pid")
@@ -45,5 +29,40 @@ func TestPIDFile(t *testing.T) {
 	}
 	if _, err := WritePIDFile(filepath.Join(t.TempDir(), "no", "such", "dir", "p")); err == nil {
 		t.Fatal("PID file in a missing directory accepted")
+	}
+}
+
+// The PID file exists while run runs and is gone after it, also when run
+// fails; "" writes none.
+func TestWithPIDFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "serve.pid")
+	saw := ""
+	err := WithPIDFile(path, func() error {
+		b, _ := os.ReadFile(path)
+		saw = strings.TrimSpace(string(b))
+		return os.ErrClosed
+	})
+	if err != os.ErrClosed || saw != strconv.Itoa(os.Getpid()) {
+		t.Fatalf("while running the file held %q (err %v)", saw, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatal("PID file left behind")
+	}
+	ran := false
+	if err := WithPIDFile("", func() error { ran = true; return nil }); err != nil || !ran {
+		t.Fatalf("no PID file: ran %v, %v", ran, err)
+	}
+}
+
+// Start marks the process it runs, so that it never starts another
+// whatever spelling of -D its command line holds.
+func TestIsChild(t *testing.T) {
+	t.Setenv(childEnv, "")
+	if IsChild() {
+		t.Fatal("a process Start did not run is a child")
+	}
+	t.Setenv(childEnv, "1")
+	if !IsChild() {
+		t.Fatal("the mark is not read")
 	}
 }

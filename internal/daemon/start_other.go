@@ -8,7 +8,7 @@ import (
 )
 
 // Start is not supported here: run the server as a service instead.
-func Start([]string, string) (int, error) {
+func Start(string) (int, error) {
 	return 0, fmt.Errorf("-D/--daemon: not supported on %s (run the server as a service)", runtime.GOOS)
 }
 

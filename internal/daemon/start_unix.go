@@ -9,11 +9,11 @@ import (
 	"syscall"
 )
 
-// Start runs this program again with args, detached from the terminal
-// (a new session, standard input and output on /dev/null or the log
-// file), and returns once it has started: the caller then exits, as
-// iperf3 -D does.
-func Start(args []string, logfile string) (pid int, err error) {
+// Start runs this program again with its command line, detached from the
+// terminal (a new session, standard input and output on /dev/null or the
+// log file) and marked as the daemon (IsChild), and returns once it has
+// started: the caller then exits, as iperf3 -D does.
+func Start(logfile string) (pid int, err error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return 0, fmt.Errorf("-D: %w", err)
@@ -23,8 +23,9 @@ func Start(args []string, logfile string) (pid int, err error) {
 		return 0, fmt.Errorf("-D: %w", err)
 	}
 	defer null.Close()
-	cmd := exec.Command(exe, args...)
+	cmd := exec.Command(exe, os.Args[1:]...)
 	cmd.Args[0] = os.Args[0] // keep the name: "iperf3" selects the drop-in
+	cmd.Env = append(os.Environ(), childEnv+"=1")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
 	if logfile != "" {
 		f, err := OpenLog(logfile)

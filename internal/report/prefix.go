@@ -7,6 +7,19 @@ import (
 	"time"
 )
 
+// Prefixed is w with each text line prefixed by iperf3's -T/--title and
+// --timestamps (either may be ""), or w itself where neither applies: a
+// JSON mode, or neither given.
+func Prefixed(w io.Writer, mode Mode, title, stamp string) io.Writer {
+	if title == "" && stamp == "" || mode != Text {
+		return w
+	}
+	if title != "" {
+		title += ":  "
+	}
+	return &PrefixWriter{W: w, Prefix: title, Stamp: stamp}
+}
+
 // PrefixWriter prefixes each line written through it with Prefix
 // (iperf3's -T/--title), after a timestamp in the strftime format Stamp
 // when it is set (--timestamps).

@@ -115,6 +115,29 @@ func TestPrefixWriter(t *testing.T) {
 	}
 }
 
+// -T and --timestamps prefix text lines only: a JSON mode, or neither
+// flag, writes through untouched.
+func TestPrefixed(t *testing.T) {
+	for _, c := range []struct {
+		mode         Mode
+		title, stamp string
+		want         string
+	}{
+		{Text, "", "", "a\n"},
+		{Text, "T", "", "T:  a\n"},
+		{Text, "T", "[x] ", "[x] T:  a\n"},
+		{Text, "", "[x] ", "[x] a\n"},
+		{JSON, "T", "[x] ", "a\n"},
+		{JSONStream, "T", "", "a\n"},
+	} {
+		var b strings.Builder
+		io.WriteString(Prefixed(&b, c.mode, c.title, c.stamp), "a\n")
+		if b.String() != c.want {
+			t.Errorf("%v %q %q: %q, want %q", c.mode, c.title, c.stamp, b.String(), c.want)
+		}
+	}
+}
+
 func TestRepeatLine(t *testing.T) {
 	s := stats.Summarize([]float64{9e8, 9.5e8, 1e9}, 0.95)
 	got := RepeatLine(s, 0)

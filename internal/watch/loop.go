@@ -58,6 +58,17 @@ const (
 	Text      = "text"   // the text, one block after another
 )
 
+// FormatOf is the output format for --json, else for a terminal or not.
+func FormatOf(json, terminal bool) string {
+	switch {
+	case json:
+		return JSONLines
+	case terminal:
+		return Screen
+	}
+	return Text
+}
+
 // Printer returns the emit function of Run that writes each Report to w
 // in format.
 func Printer(w io.Writer, format string) func(Report) error {

@@ -71,6 +71,18 @@ func TestPrinterFormats(t *testing.T) {
 	}
 }
 
+// --json wins; else a terminal is redrawn and a pipe gets blocks.
+func TestFormatOf(t *testing.T) {
+	for _, c := range []struct {
+		json, term bool
+		want       string
+	}{{true, true, JSONLines}, {true, false, JSONLines}, {false, true, Screen}, {false, false, Text}} {
+		if got := FormatOf(c.json, c.term); got != c.want {
+			t.Errorf("json %v terminal %v: %q, want %q", c.json, c.term, got, c.want)
+		}
+	}
+}
+
 func TestServeMetricsOnLoopback(t *testing.T) {
 	n := 0
 	at, stop, err := metricsrv.Serve(":0", NewCollector(counting{&n}))
