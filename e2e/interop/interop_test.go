@@ -441,6 +441,31 @@ func TestClientErrors(t *testing.T) {
 	}
 }
 
+// TestClientRcvTimeout: a test this side receives in ends with iperf3's
+// idle-timeout error when the stock server stops sending (-b 1 sends one
+// block, then nothing for hours), both with -R and --bidir; a test whose
+// data moves is not ended by it.
+func TestClientRcvTimeout(t *testing.T) {
+	bin := testutil.Binary(t)
+	for _, pr := range peers(t) {
+		t.Run(pr.name, func(t *testing.T) {
+			port := startIperf3Server(t, pr.path)
+			for _, dir := range []string{"-R", "--bidir"} {
+				args := []string{"bench", "-c", "127.0.0.1", "-p", strconv.Itoa(port), dir, "-t", "30", "-b", "1", "-l", "1K", "--rcv-timeout", "1000"}
+				out, errOut, err := runRetrying(t, 25*time.Second, bin, args...)
+				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+					t.Fatalf("%s with nothing arriving: want a non-zero exit, got %v\n%s%s", dir, err, out, errOut)
+				}
+				if !strings.Contains(errOut, "tcptune: error - idle timeout for receiving data") {
+					t.Errorf("%s: want iperf3's idle-timeout error, got %q", dir, errOut)
+				}
+			}
+			out := runClient(t, bin, port, []string{"-R", "-t", "2", "--rcv-timeout", "100"})
+			check(t, parse(t, out), []string{"-R"}, false)
+		})
+	}
+}
+
 // TestIperf3Symlink runs the binary under the name iperf3, as scripts do.
 func TestIperf3Symlink(t *testing.T) {
 	bin := testutil.Binary(t)

@@ -52,6 +52,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.r.IPv6, "version6", "6", false, "only use IPv6")
 	fs.StringVarP(&f.r.Bind, "bind", "B", "", "bind to the interface associated with this address")
 	flagx.IntVarP(fs, &f.r.ConnectTimeout, "connect-timeout", "", 0, 0, 3600000, "milliseconds", "timeout for the control connection setup (ms)")
+	flagx.IntVarP(fs, &f.r.RcvTimeout, "rcv-timeout", "", 0, 100, 86400000, "milliseconds", "idle timeout for receiving data, with -R or --bidir; as a server, for any test (ms; default 120000)")
 	flagx.SecondsVarP(fs, &f.r.BusyWait, "busy-wait", "", 0, time.Second, 24*time.Hour, true, "seconds to keep trying a server that is busy running another test (0 = fail at once, as iperf3)")
 	fs.BoolVarP(&f.r.ZeroCopy, "zerocopy", "Z", false, "use a 'zero copy' method of sending data (sendfile from memory, Linux)")
 	fs.BoolVar(&f.r.SkipRxCopy, "skip-rx-copy", false, "ignore received data instead of copying it (MSG_TRUNC, Linux TCP; iperf3 3.19+ servers)")

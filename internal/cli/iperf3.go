@@ -78,7 +78,6 @@ func newIperf3Cmd() *cobra.Command {
 	flagx.IntVarP(fs, &s.maxDuration, "server-max-duration", "", 0, 0, 86400, "seconds", "refuse timed tests longer than this and end -n/-k tests at it (0 = no limit, as iperf3)")
 	flagx.IntVarP(fs, &s.perClient, "max-tests-per-client", "", 2, 1, 1024, "tests", "tests one client address may run at once (with --max-tests)")
 	s.auth.registerServer(fs)
-	flagx.IntVarP(fs, &s.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "idle timeout for receiving data (ms)")
 	fs.BoolVarP(&pf.version, "version", "v", false, "print the version (iperf 3.22 (tcptune X.Y.Z)) and exit")
 	pf.proc.register(fs)
 	fs.StringVar(&pf.serverLimit, "server-bitrate-limit", "", "server's total bit rate limit (not supported by tcptune)")
@@ -101,7 +100,7 @@ func runIperf3(cmd *cobra.Command, b *benchFlags, s *serveFlags, pf *iperf3Flags
 		if pf.idleTimeout > 0 {
 			fmt.Fprintln(cmd.ErrOrStderr(), "warning: --idle-timeout: not supported by tcptune (every network read has its own deadline); ignored")
 		}
-		s.port, s.bind, s.json, s.interval, s.format = b.r.Port, b.r.Bind, b.json, b.r.Interval, b.r.Format
+		s.port, s.bind, s.json, s.interval, s.format, s.rcvTimeout = b.r.Port, b.r.Bind, b.json, b.r.Interval, b.r.Format, b.r.RcvTimeout
 		s.auth.pkcs1 = b.auth.pkcs1
 		o, err := s.options(cmd)
 		if err != nil {

@@ -42,7 +42,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	flagx.SizeVarP(fs, &f.maxTestMemory, "max-test-memory", "", 1<<40, "buffer memory one test may make the server hold: its blocks, and its send buffers with -w (default: half of tcp_mem's pressure threshold)")
 	flagx.SizeVarP(fs, &f.maxMemory, "max-memory", "", 1<<40, "buffer memory all running tests may hold together; past it, refuse like a busy iperf3 (default: tcp_mem's pressure threshold)")
 	flagx.SecondsVarP(fs, &f.interval, "interval", "i", time.Second, 100*time.Millisecond, 60*time.Second, true, "seconds between periodic reports (0 = none)")
-	flagx.IntVarP(fs, &f.rcvTimeout, "rcv-timeout", "", 120000, 1000, 86400000, "milliseconds", "abort a test when no data moves for this long (ms)")
+	flagx.IntVarP(fs, &f.rcvTimeout, "rcv-timeout", "", 120000, 100, 86400000, "milliseconds", "abort a test when no data moves for this long (ms)")
 	fs.VarP(flagx.Format(&f.format), "format", "f", "format to report: k m g t (bits) K M G T (bytes)")
 	f.auth.registerServer(fs)
 	f.auth.registerPadding(fs)

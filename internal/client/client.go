@@ -4,6 +4,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,6 +65,10 @@ type Options struct {
 	// another test (--busy-wait): again after 0.25 s, doubling to 4 s.
 	// Zero fails at once, as iperf3 does.
 	BusyWait time.Duration
+	// RcvTimeout ends a test this side receives in (-R, --bidir) with
+	// iperf3's error when nothing arrives for that long (--rcv-timeout;
+	// 0 = 120 s, as iperf3).
+	RcvTimeout time.Duration
 	// CongestionFromStart sets -C before connect, so that each data
 	// connection runs it from its first packet, as on a host whose
 	// default it is (--cc-from-start; tune's trials). Otherwise it is
@@ -657,17 +662,40 @@ func (s *session) runData(ctx context.Context) error {
 			early <- wire.Errorf(wire.IECtrlClose)
 		}
 	}()
+	// A test this side receives in ends when nothing arrives for
+	// RcvTimeout (a -n or -k test has no timer to end it).
+	var idle <-chan time.Time
+	rcvTimeout := cmp.Or(s.o.RcvTimeout, 120*time.Second)
+	if s.params.Reverse || s.params.Bidirectional {
+		t := time.NewTicker(min(time.Second, rcvTimeout/4))
+		defer t.Stop()
+		idle = t.C
+	}
 	var ended error
-	select {
-	case <-timer:
-	case <-s.limit.Done():
-	case <-ctx.Done():
-		ended = context.Cause(ctx)
-	case err := <-early:
-		if err == nil {
-			err = fmt.Errorf("server asked for results before the test ended")
+	last, moved := int64(-1), time.Now()
+wait:
+	for {
+		select {
+		case <-timer:
+		case <-s.limit.Done():
+		case <-ctx.Done():
+			ended = context.Cause(ctx)
+		case err := <-early:
+			if err == nil {
+				err = fmt.Errorf("server asked for results before the test ended")
+			}
+			ended = err
+		case now := <-idle:
+			if b := s.test.ReceivedBytes(); b != last {
+				last, moved = b, now
+				continue
+			}
+			if now.Sub(moved) < rcvTimeout {
+				continue
+			}
+			ended = fmt.Errorf("%w (--rcv-timeout %d ms)", wire.Errorf(wire.IENoMsg), rcvTimeout.Milliseconds())
 		}
-		ended = err
+		break wait
 	}
 	s.test.Stop()
 	if ended != nil {

@@ -39,6 +39,7 @@ type Request struct {
 	IPv4, IPv6     bool
 	Bind           string
 	ConnectTimeout int // milliseconds
+	RcvTimeout     int // --rcv-timeout, milliseconds (0 = iperf3's 120000)
 	BusyWait       time.Duration
 	CCFromStart    bool // --cc-from-start: -C before connect
 	ZeroCopy       bool
@@ -91,6 +92,9 @@ func (q Request) Options() (Options, int, error) {
 	}
 	if q.Reverse && q.Bidir {
 		return o, -1, errors.New("-R and --bidir: choose one")
+	}
+	if o.RcvTimeout = time.Duration(q.RcvTimeout) * time.Millisecond; q.RcvTimeout > 0 && !q.Reverse && !q.Bidir {
+		return o, -1, errors.New("--rcv-timeout: valid only where this side receives (-R or --bidir), as iperf3's client")
 	}
 	p := wire.Params{UDP: q.UDP, Omit: q.Omit, Time: q.Time, Num: q.Bytes, BlockCount: q.Blocks, Parallel: q.Parallel,
 		Len: int(q.Length), ServerAffinity: -1, MSS: q.MSS, NoDelay: q.NoDelay, Reverse: q.Reverse, Bidirectional: q.Bidir,

@@ -22,6 +22,7 @@ func TestRequestOptions(t *testing.T) {
 		"tos words":        {func(q *Request) { q.TOS = "high" }, "-S/--tos: accepts 0..255"},
 		"tos too large":    {func(q *Request) { q.TOS = "0x100" }, "-S/--tos: accepts 0..255"},
 		"affinity garbage": {func(q *Request) { q.Affinity = "x" }, "-A/--affinity:"},
+		"rcv-timeout sent": {func(q *Request) { q.RcvTimeout = 5000 }, "--rcv-timeout: valid only where this side receives"},
 	} {
 		q := base
 		tc.edit(&q)
@@ -38,6 +39,11 @@ func TestRequestOptions(t *testing.T) {
 	q.BitrateSet = true // -b 0: unlimited, not UDP's default
 	if o, _, _ := q.Options(); o.Params.Bandwidth != 0 {
 		t.Errorf("-u -b 0: bandwidth %d", o.Params.Bandwidth)
+	}
+	q = base
+	q.Bidir, q.RcvTimeout = true, 1500
+	if o, _, err := q.Options(); err != nil || o.RcvTimeout != 1500*time.Millisecond {
+		t.Errorf("--bidir --rcv-timeout 1500: %v %v", o.RcvTimeout, err)
 	}
 	q = base
 	q.Bytes = 100 << 20

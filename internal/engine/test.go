@@ -324,6 +324,17 @@ func (t *Test) TotalBytes() int64 {
 	return n
 }
 
+// ReceivedBytes is the volume the streams this side receives on moved so far.
+func (t *Test) ReceivedBytes() int64 {
+	var n int64
+	for _, s := range t.Streams {
+		if !s.Sender {
+			n += s.Bytes()
+		}
+	}
+	return n
+}
+
 func (t *Test) sampler() {
 	defer close(t.sampled)
 	tick := t.cfg.Interval

@@ -546,7 +546,7 @@ func (t *session) waitEnd(ctx context.Context) bool {
 		defer c.Stop()
 		capped = c.C
 	}
-	tick := time.NewTicker(time.Second)
+	tick := time.NewTicker(min(time.Second, t.srv.o.RcvTimeout/4))
 	defer tick.Stop()
 	lastBytes, lastProgress := int64(-1), time.Now()
 	for {

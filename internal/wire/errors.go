@@ -62,7 +62,7 @@ var errText = map[int]string{
 	IESetCongestion:    "unable to set TCP_CONGESTION: supplied congestion control algorithm not supported on this host",
 	IESetBuf2:          "socket buffer size not set correctly",
 	IEAuthTest:         "test authorization failed",
-	IENoMsg:            "no data received within the receive timeout",
+	IENoMsg:            "idle timeout for receiving data",
 	IEServerTestExpire: "server test duration expired",
 	IEStreamConnect:    "unable to connect stream",
 	IEStreamAccept:     "unable to accept stream connection",
