@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -463,6 +464,33 @@ func TestClientRcvTimeout(t *testing.T) {
 			out := runClient(t, bin, port, []string{"-R", "-t", "2", "--rcv-timeout", "100"})
 			check(t, parse(t, out), []string{"-R"}, false)
 		})
+	}
+}
+
+// TestDropInTakesWhatIperf3Takes: under the name iperf3, each argument
+// list is taken (exit 0) or refused (non-zero, one line) exactly where
+// the newest iperf3 takes or refuses it, against one stock server.
+func TestDropInTakesWhatIperf3Takes(t *testing.T) {
+	newest := testutil.NeedIperf3Newest(t)
+	link := t.TempDir() + "/iperf3"
+	if err := os.Symlink(testutil.Binary(t), link); err != nil {
+		t.Fatal(err)
+	}
+	port := startIperf3Server(t, newest)
+	for _, args := range [][]string{
+		{"-t", "1.5"}, {"-t1", "-n", "10K"}, {"-n", "10K", "-k", "5"}, {"-n", "1M"},
+		{"-t1", "--cntl-ka=6/2/3"}, {"-t1", "--cntl-ka=7/2/3"},
+		{"-t1", "-X", "127.0.0.1"}, {"-t1", "--nstreams", "2"},
+		{"-t1", "--rcv-timeout", "5000"}, {"-t1", "-R", "--rcv-timeout", "99"}, {"-t1", "-R", "--rcv-timeout", "100"},
+	} {
+		all := append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port)}, args...)
+		_, _, ierr := runRetrying(t, 30*time.Second, newest, all...)
+		out, errOut, err := runRetrying(t, 30*time.Second, link, all...)
+		if (ierr == nil) != (err == nil) {
+			t.Errorf("%q: iperf3 %s exited %v, the drop-in %v\nstdout %.500s\nstderr %s", args, filepath.Base(filepath.Dir(newest)), ierr, err, out, errOut)
+		} else if err != nil && strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%q: refused in more than one line: %q", args, errOut)
+		}
 	}
 }
 

@@ -28,7 +28,7 @@ type benchFlags struct {
 
 func (f *benchFlags) register(fs *pflag.FlagSet) {
 	flagx.IntVarP(fs, &f.r.Port, "port", "p", wire.DefaultPort, 1, 65535, "a port", "server port to connect to")
-	flagx.IntVarP(fs, &f.r.Time, "time", "t", 10, 0, wire.MaxDuration, "seconds", "time in seconds to transmit for")
+	flagx.SecondsVarP(fs, &f.r.Time, "time", "t", 10*time.Second, time.Millisecond, wire.MaxDuration*time.Second, true, "time in seconds to transmit for (fractions allowed)")
 	flagx.SizeVarP(fs, &f.r.Bytes, "bytes", "n", 1<<50, "number of bytes to transmit (instead of -t), e.g. 100M")
 	flagx.SizeVarP(fs, &f.r.Blocks, "blockcount", "k", 1<<50, "number of blocks (packets) to transmit (instead of -t or -n)")
 	flagx.IntVarP(fs, &f.r.Parallel, "parallel", "P", 1, 1, wire.MaxParallel, "streams", "number of parallel client streams to run")
@@ -124,7 +124,7 @@ func withLog(cmd *cobra.Command, file, name string, run func() error) error {
 }
 
 func runBench(ctx context.Context, cmd *cobra.Command, f *benchFlags) error {
-	f.r.BitrateSet = cmd.Flags().Changed("bitrate")
+	f.r.BitrateSet, f.r.TimeSet = cmd.Flags().Changed("bitrate"), cmd.Flags().Changed("time")
 	mode, err := report.ModeOf(f.json, f.jsonStream, f.jsonFull)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ func TestBadFlagsSayOneLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"tcptune", "bench", "-c", "h", "-t", "x"}, `tcptune: error - -t/--time: accepts seconds 0..86400 (got "x")`},
+		{[]string{"tcptune", "bench", "-c", "h", "-t", "x"}, `tcptune: error - -t/--time: accepts 0 or 0.001..86400 seconds (e.g. 1, 0.5, 500ms) (got "x")`},
 		{[]string{"tcptune", "bench", "-c", "h", "-P", "0"}, `-P/--parallel: accepts streams 1..128 (got "0")`},
 		{[]string{"tcptune", "bench", "-c", "h", "-b", "fast"}, `-b/--bitrate:`},
 		{[]string{"tcptune", "serve", "--time-skew-threshold", "-3"}, `--time-skew-threshold: accepts seconds 1..86400`},

@@ -31,6 +31,6 @@ func (c *compatFlags) register(fs *pflag.FlagSet, r *client.Request) {
 	fs.StringVarP(&r.File, "file", "F", "", "transmit or receive a file (not supported by tcptune)")
 	fs.StringVar(&r.PacingTimer, "pacing-timer", "", "the server's pacing timer in microseconds, e.g. 1000, 1K (default 1000)")
 	fs.BoolVar(&r.SCTP, "sctp", false, "use SCTP (not supported by tcptune)")
-	fs.StringVarP(&r.XBind, "xbind", "X", "", "bind SCTP associations to links (not supported by tcptune)")
-	flagx.IntVarP(fs, &r.NStreams, "nstreams", "", 0, 0, 65535, "streams", "number of SCTP streams (not supported by tcptune)")
+	fs.StringVarP(&r.XBind, "xbind", "X", "", "bind SCTP associations to links (SCTP is not supported by tcptune: ignored)")
+	flagx.IntVarP(fs, &r.NStreams, "nstreams", "", 0, 0, 65535, "streams", "number of SCTP streams (SCTP is not supported by tcptune: ignored)")
 }

@@ -41,5 +41,10 @@ func ParseKeepAlive(s string) (net.KeepAliveConfig, error) {
 			ka.Count = v
 		}
 	}
+	// As iperf3: given all three, a probe round must end before the next
+	// idle period would begin.
+	if ka.Idle > 0 && ka.Interval > 0 && ka.Count > 0 && ka.Idle <= ka.Interval*time.Duration(ka.Count) {
+		return ka, fmt.Errorf("IDLE (%d s) must be longer than INTERVAL × COUNT (%d s), as iperf3 asks", int(ka.Idle.Seconds()), int(ka.Interval.Seconds())*ka.Count)
+	}
 	return ka, nil
 }

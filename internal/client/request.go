@@ -21,8 +21,8 @@ import (
 type Request struct {
 	Host           string
 	Port           int
-	Time           int   // -t, seconds
-	Bytes, Blocks  int64 // -n, -k (0 = by time)
+	Time           time.Duration // -t (whole seconds go to the server; a fraction is kept by this side's clock)
+	Bytes, Blocks  int64         // -n, -k (0 = by time)
 	Parallel       int
 	Reverse, Bidir bool
 	UDP            bool
@@ -38,8 +38,9 @@ type Request struct {
 	ServerOutput   bool
 	IPv4, IPv6     bool
 	Bind           string
-	ConnectTimeout int // milliseconds
-	RcvTimeout     int // --rcv-timeout, milliseconds (0 = iperf3's 120000)
+	ConnectTimeout int  // milliseconds
+	RcvTimeout     int  // --rcv-timeout, milliseconds (0 = iperf3's 120000)
+	TimeSet        bool // -t was given: with -n or -k, two end conditions
 	BusyWait       time.Duration
 	CCFromStart    bool // --cc-from-start: -C before connect
 	ZeroCopy       bool
@@ -57,7 +58,8 @@ type Request struct {
 	KeepAlive      *net.KeepAliveConfig
 	// iperf3 3.22's options beyond those: honoured (DSCP, BindDev,
 	// SndTimeout, PacingTimer), ignored with a warning (GSRO), or
-	// refused in iperf3's words (MPTCP, File, SCTP, XBind, NStreams).
+	// refused in iperf3's words (MPTCP, File, SCTP); SCTP's own XBind and
+	// NStreams are ignored with a warning, as iperf3 ignores them.
 	DSCP, BindDev, PacingTimer string
 	SndTimeout, NStreams       int
 	GSRO, MPTCP, SCTP          bool
@@ -66,10 +68,14 @@ type Request struct {
 
 // Warnings are what the request asks for that tcptune ignores.
 func (q Request) Warnings() []string {
+	var w []string
 	if q.GSRO {
-		return []string{"--gsro: UDP GSO/GRO is not supported by tcptune; ignored"}
+		w = append(w, "--gsro: UDP GSO/GRO is not supported by tcptune; ignored")
 	}
-	return nil
+	if q.XBind != "" || q.NStreams > 0 {
+		w = append(w, "-X/--xbind, --nstreams: SCTP's options, without effect on TCP and UDP (as in iperf3); ignored")
+	}
+	return w
 }
 
 // Options validates the request and builds the client's options, and
@@ -93,16 +99,30 @@ func (q Request) Options() (Options, int, error) {
 	if q.Reverse && q.Bidir {
 		return o, -1, errors.New("-R and --bidir: choose one")
 	}
+	ends := 0
+	for _, given := range []bool{q.TimeSet, q.Bytes > 0, q.Blocks > 0} {
+		if given {
+			ends++
+		}
+	}
+	if ends > 1 {
+		return o, -1, errors.New("-t, -n, -k: only one test end condition may be specified, as iperf3 asks")
+	}
 	if o.RcvTimeout = time.Duration(q.RcvTimeout) * time.Millisecond; q.RcvTimeout > 0 && !q.Reverse && !q.Bidir {
 		return o, -1, errors.New("--rcv-timeout: valid only where this side receives (-R or --bidir), as iperf3's client")
 	}
-	p := wire.Params{UDP: q.UDP, Omit: q.Omit, Time: q.Time, Num: q.Bytes, BlockCount: q.Blocks, Parallel: q.Parallel,
+	p := wire.Params{UDP: q.UDP, Omit: q.Omit, Time: int(q.Time / time.Second), Num: q.Bytes, BlockCount: q.Blocks, Parallel: q.Parallel,
 		Len: int(q.Length), ServerAffinity: -1, MSS: q.MSS, NoDelay: q.NoDelay, Reverse: q.Reverse, Bidirectional: q.Bidir,
 		Window: int(q.Window), Bandwidth: int64(q.Bitrate), FQRate: int64(q.FQRate), PacingTimer: 1000,
 		Title: q.Title, Congestion: q.Congestion, GetServerOutput: q.ServerOutput, UDPCounters64: q.UDP64,
 		ZeroCopy: q.ZeroCopy, SkipRxCopy: q.SkipRxCopy, DontFragment: q.DontFrag, FlowLabel: q.FlowLabel, ExtraData: q.ExtraData}
 	if q.Bytes > 0 || q.Blocks > 0 {
 		p.Time = 0
+	} else if q.Time%time.Second != 0 {
+		// iperf3 reads -t with atoi (1.5 runs 1 s, 0.5 without end);
+		// this side's clock runs the fraction, and the server is told
+		// the whole seconds that cover it.
+		o.Omit, o.Time = time.Duration(q.Omit)*time.Second, q.Time
 	}
 	if q.UDP && p.Bandwidth == 0 && !q.BitrateSet {
 		p.Bandwidth = wire.DefaultUDPRate
@@ -122,8 +142,8 @@ func (q Request) Options() (Options, int, error) {
 		return o, -1, errors.New("-m/--mptcp: MPTCP is not supported by tcptune")
 	case q.File != "":
 		return o, -1, errors.New("-F/--file: transmitting a file is not supported by tcptune")
-	case q.SCTP || q.XBind != "" || q.NStreams > 0:
-		return o, -1, errors.New("--sctp, -X/--xbind, --nstreams: SCTP is not supported by tcptune")
+	case q.SCTP:
+		return o, -1, errors.New("--sctp: SCTP is not supported by tcptune")
 	}
 	if q.DSCP != "" {
 		d, err := ParseDSCP(q.DSCP)

@@ -11,7 +11,7 @@ import (
 // The rules that join flags: each bad combination is refused naming
 // its flags, and the defaults that depend on other flags are iperf3's.
 func TestRequestOptions(t *testing.T) {
-	base := Request{Host: "h", Port: 5201, Time: 10, Parallel: 1, Interval: time.Second, Length: 0}
+	base := Request{Host: "h", Port: 5201, Time: 10 * time.Second, Parallel: 1, Interval: time.Second, Length: 0}
 	for name, tc := range map[string]struct {
 		edit func(*Request)
 		err  string
@@ -23,6 +23,9 @@ func TestRequestOptions(t *testing.T) {
 		"tos too large":    {func(q *Request) { q.TOS = "0x100" }, "-S/--tos: accepts 0..255"},
 		"affinity garbage": {func(q *Request) { q.Affinity = "x" }, "-A/--affinity:"},
 		"rcv-timeout sent": {func(q *Request) { q.RcvTimeout = 5000 }, "--rcv-timeout: valid only where this side receives"},
+		"-t and -n":        {func(q *Request) { q.TimeSet, q.Bytes = true, 1<<20 }, "-t, -n, -k: only one test end condition"},
+		"-n and -k":        {func(q *Request) { q.Bytes, q.Blocks = 1<<20, 100 }, "-t, -n, -k: only one test end condition"},
+		"sctp":             {func(q *Request) { q.SCTP = true }, "--sctp: SCTP is not supported"},
 	} {
 		q := base
 		tc.edit(&q)
@@ -44,6 +47,11 @@ func TestRequestOptions(t *testing.T) {
 	q.Bidir, q.RcvTimeout = true, 1500
 	if o, _, err := q.Options(); err != nil || o.RcvTimeout != 1500*time.Millisecond {
 		t.Errorf("--bidir --rcv-timeout 1500: %v %v", o.RcvTimeout, err)
+	}
+	q = base
+	q.Time = 1500 * time.Millisecond // iperf3 takes -t 1.5 (as 1 s)
+	if o, _, err := q.Options(); err != nil || o.Time != q.Time || o.Omit != 0 {
+		t.Errorf("-t 1.5: exact %v after %v, %v", o.Time, o.Omit, err)
 	}
 	q = base
 	q.Bytes = 100 << 20
@@ -73,11 +81,11 @@ func TestParseDSCP(t *testing.T) {
 // honoured (--dscp sets the TOS's upper six bits, --pacing-timer the
 // server's timer, --bind-dev and --snd-timeout the sockets').
 func TestRequestCompat(t *testing.T) {
-	base := Request{Host: "h", Port: 5201, Time: 10, Parallel: 1, Interval: time.Second}
+	base := Request{Host: "h", Port: 5201, Time: 10 * time.Second, Parallel: 1, Interval: time.Second}
 	for want, edit := range map[string]func(*Request){
 		"-m/--mptcp: MPTCP is not supported":   func(q *Request) { q.MPTCP = true },
 		"-F/--file: transmitting a file":       func(q *Request) { q.File = "x" },
-		"--sctp, -X/--xbind, --nstreams":       func(q *Request) { q.NStreams = 2 },
+		"--sctp: SCTP is not supported":        func(q *Request) { q.SCTP, q.NStreams = true, 2 },
 		"--dscp: accepts 0-63":                 func(q *Request) { q.DSCP = "64" },
 		"--pacing-timer: accepts microseconds": func(q *Request) { q.PacingTimer = "soon" },
 	} {
@@ -95,5 +103,11 @@ func TestRequestCompat(t *testing.T) {
 	}
 	if w := q.Warnings(); len(w) != 1 || !strings.Contains(w[0], "--gsro") {
 		t.Errorf("warnings %q", w)
+	}
+	// SCTP's own options, without --sctp: iperf3 runs the TCP test.
+	q = base
+	q.XBind, q.NStreams = "10.0.0.1", 2
+	if _, _, err := q.Options(); err != nil || len(q.Warnings()) != 1 || !strings.Contains(q.Warnings()[0], "--nstreams") {
+		t.Errorf("-X/--nstreams without --sctp: %v %q", err, q.Warnings())
 	}
 }
