@@ -494,6 +494,36 @@ func TestDropInTakesWhatIperf3Takes(t *testing.T) {
 	}
 }
 
+// TestServerBitrateLimit: the drop-in's --server-bitrate-limit, met by
+// stock iperf3 clients: a test averaging above the limit is ended with
+// iperf3's error, one whose -b × -P asks for more is refused, and one
+// under it runs; client-only options are refused with -s, as iperf3's
+// server refuses them.
+func TestServerBitrateLimit(t *testing.T) {
+	link := t.TempDir() + "/iperf3"
+	if err := os.Symlink(testutil.Binary(t), link); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, err := testutil.Run(t, 10*time.Second, link, "-s", "-t", "5"); err == nil || !strings.Contains(errOut, "-t/--time: a client's option") {
+		t.Errorf("-s -t 5: %v %q", err, errOut)
+	}
+	port, _ := testutil.ServeOnFreePort(t, link, func(port int) []string {
+		return []string{"-s", "-p", strconv.Itoa(port), "--server-bitrate-limit", "200M/1"}
+	})
+	for _, pr := range peers(t) {
+		for _, c := range []struct {
+			args []string
+			ends bool
+		}{{[]string{"-t", "4"}, true}, {[]string{"-t", "4", "-R"}, true}, {[]string{"-t", "2", "-b", "150M", "-P", "2"}, true}, {[]string{"-t", "2", "-b", "50M", "-P", "2"}, false}} {
+			all := append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port)}, c.args...)
+			out, errOut, err := runRetrying(t, 30*time.Second, pr.path, all...)
+			if limited := strings.Contains(out+errOut, "total required bandwidth is larger than server limit"); limited != c.ends || (err != nil) != c.ends {
+				t.Errorf("%s %q: exit %v, the limit's error %v, want %v\n%.2000s%s", pr.name, c.args, err, limited, c.ends, out, errOut)
+			}
+		}
+	}
+}
+
 // TestIperf3Symlink runs the binary under the name iperf3, as scripts do.
 func TestIperf3Symlink(t *testing.T) {
 	bin := testutil.Binary(t)

@@ -17,7 +17,7 @@ import (
 type iperf3Flags struct {
 	proc                procFlags
 	version, forceFlush bool
-	serverLimit         string
+	rateLimit           server.RateLimit
 	idleTimeout         int
 }
 
@@ -80,7 +80,7 @@ func newIperf3Cmd() *cobra.Command {
 	s.auth.registerServer(fs)
 	fs.BoolVarP(&pf.version, "version", "v", false, "print the version (iperf 3.22 (tcptune X.Y.Z)) and exit")
 	pf.proc.register(fs)
-	fs.StringVar(&pf.serverLimit, "server-bitrate-limit", "", "server's total bit rate limit (not supported by tcptune)")
+	fs.Var(&pf.rateLimit, "server-bitrate-limit", "end a test whose streams average above RATE over SECONDS (default 5), and refuse one whose -b asks for more: RATE[/SECONDS]")
 	flagx.IntVarP(fs, &pf.idleTimeout, "idle-timeout", "", 0, 0, 86400, "seconds", "restart an idle server after this many seconds (accepted with a warning: every read has its own deadline)")
 	fs.BoolVar(&pf.forceFlush, "forceflush", false, "flush output at every interval (tcptune never buffers output, so always)")
 	cmd.SetFlagErrorFunc(flagError)
@@ -94,8 +94,8 @@ func runIperf3(cmd *cobra.Command, b *benchFlags, s *serveFlags, pf *iperf3Flags
 	case serverMode && b.r.Host != "":
 		return errors.New("-s and -c: choose one")
 	case serverMode:
-		if pf.serverLimit != "" {
-			return errors.New("--server-bitrate-limit: not supported by tcptune (its limits are --max-tests and --server-max-duration)")
+		if err := flagx.ClientOnly(cmd.Flags()); err != nil {
+			return err
 		}
 		if pf.idleTimeout > 0 {
 			fmt.Fprintln(cmd.ErrOrStderr(), "warning: --idle-timeout: not supported by tcptune (every network read has its own deadline); ignored")
@@ -106,6 +106,7 @@ func runIperf3(cmd *cobra.Command, b *benchFlags, s *serveFlags, pf *iperf3Flags
 		if err != nil {
 			return err
 		}
+		o.RateLimit = pf.rateLimit
 		o.Out = report.Prefixed(o.Out, o.Mode, "", b.compat.timestamps)
 		return server.New(o).ListenAndServe(cmd.Context())
 	case b.r.Host != "":

@@ -287,3 +287,24 @@ func FirstChanged(fs *pflag.FlagSet, names ...string) string {
 	}
 	return ""
 }
+
+// iperf3ClientOnly are the options iperf3 3.22's server refuses as
+// "client only" (with tcptune's own client options beside them).
+const iperf3ClientOnly = "bidir bitrate blockcount bytes congestion connect-timeout dont-fragment dscp extra-data flowlabel fq-rate " +
+	"get-server-output gsro length no-delay nstreams omit pacing-timer parallel repeating-payload reverse rsa-public-key-path " +
+	"sctp set-mss skip-rx-copy time title tos udp udp-counters-64bit username window zerocopy " +
+	"repeat busy-wait cc-from-start"
+
+// ClientOnly is the first option given on fs that only iperf3's client
+// takes, refused as iperf3's server refuses it; nil when there is none.
+func ClientOnly(fs *pflag.FlagSet) error {
+	for _, name := range strings.Fields(iperf3ClientOnly) {
+		if f := fs.Lookup(name); f != nil && f.Changed {
+			if name = "--" + name; f.Shorthand != "" {
+				name = "-" + f.Shorthand + "/" + name
+			}
+			return fmt.Errorf("%s: a client's option, refused with -s as iperf3 refuses it (some option you are trying to set is client only)", name)
+		}
+	}
+	return nil
+}

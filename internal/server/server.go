@@ -51,6 +51,7 @@ type Options struct {
 	Mode             report.Mode
 	Interval         time.Duration
 	RcvTimeout       time.Duration
+	RateLimit        RateLimit // --server-bitrate-limit, per test (0 = none)
 	Out              io.Writer // reports
 	Log              *slog.Logger
 	// Ready, if set, receives the listening address once the server listens.

@@ -179,6 +179,15 @@ func (t *session) run(ctx context.Context) {
 		t.fail(wire.Errorf(wire.IEMaxDuration))
 		return
 	}
+	n := p.Parallel
+	if p.Bidirectional {
+		n *= 2
+	}
+	if t.srv.o.RateLimit.asks(p.Bandwidth, n) {
+		t.logf("refusing test: -b %d bit/s × %d streams is above the server's limit of %.0f bit/s", p.Bandwidth, n, t.srv.o.RateLimit.Bits)
+		t.fail(wire.Errorf(wire.IETotalRate))
+		return
+	}
 	if p.Congestion != "" {
 		if err := congestionAllowed(t.srv.o.sysctl(), p.Congestion); err != nil {
 			t.fail(fmt.Errorf("%w: %v", wire.Errorf(wire.IESetCongestion), err))
@@ -525,7 +534,9 @@ func (t *session) waitEnd(ctx context.Context) bool {
 	p := t.params
 	states := make(chan wire.State, 1)
 	errc := make(chan error, 1)
+	read := make(chan error) // closed once the client's next message or hang-up is read
 	go func() {
+		defer close(read)
 		st, err := wire.ReadState(t.ctrl)
 		if err != nil {
 			errc <- err
@@ -549,6 +560,7 @@ func (t *session) waitEnd(ctx context.Context) bool {
 	tick := time.NewTicker(min(time.Second, t.srv.o.RcvTimeout/4))
 	defer tick.Stop()
 	lastBytes, lastProgress := int64(-1), time.Now()
+	rate := rateWindow{l: t.srv.o.RateLimit}
 	for {
 		select {
 		case st := <-states:
@@ -567,31 +579,52 @@ func (t *session) waitEnd(ctx context.Context) bool {
 			return false
 		case <-capped:
 			t.logf("test ended at the server's maximum duration (%d s)", t.srv.o.MaxDuration)
-			t.failLater(wire.Errorf(wire.IEMaxDuration))
+			t.failLater(wire.Errorf(wire.IEMaxDuration), read)
 			return false
 		case <-watchdog:
 			t.logf("test duration watchdog fired: no TEST_END after %d s", p.Time+p.Omit+40)
-			t.failLater(wire.Errorf(wire.IEServerTestExpire))
+			t.failLater(wire.Errorf(wire.IEServerTestExpire), read)
 			return false
 		case <-ctx.Done():
 			t.ctrl.SetWriteDeadline(time.Now().Add(time.Second))
 			wire.WriteState(t.ctrl, wire.ServerTerminate)
 			return false
 		case now := <-tick.C:
+			if rate.over(now, t.test.TotalBytes()) {
+				t.logf("the test's streams averaged above the server's limit of %.0f bit/s over %v", rate.l.Bits, rate.l.Every)
+				t.failLater(wire.Errorf(wire.IETotalRate), read)
+				return false
+			}
 			if b := t.test.TotalBytes(); b != lastBytes {
 				lastBytes, lastProgress = b, now
 			} else if now.Sub(lastProgress) > t.srv.o.RcvTimeout {
 				t.logf("no data moved for %v", t.srv.o.RcvTimeout)
-				t.failLater(wire.Errorf(wire.IENoMsg))
+				t.failLater(wire.Errorf(wire.IENoMsg), read)
 				return false
 			}
 		}
 	}
 }
 
-func (t *session) failLater(err *wire.Error) {
+// failLater tells the client the test failed. While the control
+// connection is still read (heard closes when it is), the streams are
+// left open, unread and unsent, until the client's next message or
+// hang-up, or 2 s: a sender's next
+// write then meets a full window rather than a reset, and the client
+// reports the server's error, not a broken stream.
+func (t *session) failLater(err *wire.Error, heard ...<-chan error) {
 	t.ctrl.SetWriteDeadline(time.Now().Add(5 * time.Second))
 	wire.WriteServerError(t.ctrl, err.Code, 0)
+	if len(heard) == 0 || t.test == nil {
+		return
+	}
+	t.test.Stop()
+	linger := time.NewTimer(2 * time.Second)
+	defer linger.Stop()
+	select {
+	case <-heard[0]:
+	case <-linger.C:
+	}
 }
 
 // exchange sends EXCHANGE_RESULTS, swaps results, and finishes.
