@@ -534,7 +534,7 @@ func (t *session) waitEnd(ctx context.Context) bool {
 	p := t.params
 	states := make(chan wire.State, 1)
 	errc := make(chan error, 1)
-	read := make(chan error) // closed once the client's next message or hang-up is read
+	read := make(chan struct{}) // closed once the client's next message or hang-up is read
 	go func() {
 		defer close(read)
 		st, err := wire.ReadState(t.ctrl)
@@ -571,7 +571,7 @@ func (t *session) waitEnd(ctx context.Context) bool {
 				t.logf("the client has terminated")
 			default:
 				t.logf("unexpected control message %v during the test", st)
-				t.failLater(wire.Errorf(wire.IEMessage))
+				t.failLater(wire.Errorf(wire.IEMessage), nil) // the reader has ended
 			}
 			return false
 		case err := <-errc:
@@ -590,12 +590,13 @@ func (t *session) waitEnd(ctx context.Context) bool {
 			wire.WriteState(t.ctrl, wire.ServerTerminate)
 			return false
 		case now := <-tick.C:
-			if rate.over(now, t.test.TotalBytes()) {
+			b := t.test.TotalBytes()
+			if rate.over(now, b) {
 				t.logf("the test's streams averaged above the server's limit of %.0f bit/s over %v", rate.l.Bits, rate.l.Every)
 				t.failLater(wire.Errorf(wire.IETotalRate), read)
 				return false
 			}
-			if b := t.test.TotalBytes(); b != lastBytes {
+			if b != lastBytes {
 				lastBytes, lastProgress = b, now
 			} else if now.Sub(lastProgress) > t.srv.o.RcvTimeout {
 				t.logf("no data moved for %v", t.srv.o.RcvTimeout)
@@ -609,20 +610,19 @@ func (t *session) waitEnd(ctx context.Context) bool {
 // failLater tells the client the test failed. While the control
 // connection is still read (heard closes when it is), the streams are
 // left open, unread and unsent, until the client's next message or
-// hang-up, or 2 s: a sender's next
-// write then meets a full window rather than a reset, and the client
-// reports the server's error, not a broken stream.
-func (t *session) failLater(err *wire.Error, heard ...<-chan error) {
+// hang-up, or 2 s: a sender's next write then meets a full window
+// rather than a reset, and the client reports the server's error.
+func (t *session) failLater(err *wire.Error, heard <-chan struct{}) {
 	t.ctrl.SetWriteDeadline(time.Now().Add(5 * time.Second))
 	wire.WriteServerError(t.ctrl, err.Code, 0)
-	if len(heard) == 0 || t.test == nil {
+	if heard == nil || t.test == nil {
 		return
 	}
 	t.test.Stop()
 	linger := time.NewTimer(2 * time.Second)
 	defer linger.Stop()
 	select {
-	case <-heard[0]:
+	case <-heard:
 	case <-linger.C:
 	}
 }
