@@ -226,10 +226,14 @@ func TestLifecycle(t *testing.T) {
 	if !l.ls()["tt-life"].Alive {
 		t.Fatal("up after a kill did not replace the dead link")
 	}
-	// SIGTERM to the relay removes the link by itself.
+	// SIGTERM to the relay removes the link by itself: the namespaces,
+	// then the devices, then the state (wait for all of it).
 	syscall.Kill(l.ls()["tt-life"].PID, syscall.SIGTERM)
 	deadline := time.Now().Add(10 * time.Second)
-	for strings.Contains(nsList(), "tcptune-tt-life-a") && time.Now().Before(deadline) {
+	for time.Now().Before(deadline) {
+		if _, ok := l.ls()["tt-life"]; !ok && !strings.Contains(nsList(), "tcptune-tt-life-a") {
+			break
+		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	if strings.Contains(nsList(), "tcptune-tt-life-a") {
