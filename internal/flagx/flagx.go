@@ -298,13 +298,13 @@ const iperf3ClientOnly = "bidir bitrate blockcount bytes congestion connect-time
 // ClientOnly is the first option given on fs that only iperf3's client
 // takes, refused as iperf3's server refuses it; nil when there is none.
 func ClientOnly(fs *pflag.FlagSet) error {
-	for _, name := range strings.Fields(iperf3ClientOnly) {
-		if f := fs.Lookup(name); f != nil && f.Changed {
-			if name = "--" + name; f.Shorthand != "" {
-				name = "-" + f.Shorthand + "/" + name
-			}
-			return fmt.Errorf("%s: a client's option, refused with -s as iperf3 refuses it (some option you are trying to set is client only)", name)
-		}
+	name := FirstChanged(fs, strings.Fields(iperf3ClientOnly)...)
+	if name == "" {
+		return nil
 	}
-	return nil
+	label := "--" + name
+	if short := fs.Lookup(name).Shorthand; short != "" {
+		label = "-" + short + "/" + label
+	}
+	return fmt.Errorf("%s: a client's option, refused with -s as iperf3 refuses it (some option you are trying to set is client only)", label)
 }
