@@ -55,6 +55,18 @@ func TestTruth(t *testing.T) {
 	if f := e.s.flowOf(e.t, point{rcv: clamp, snd: 64 * mib, cc: "cubic", mtu: 1500, parallel: 1}, 0); f.bps >= 0.8*g {
 		t.Errorf("cubic's window clamped at 1.1 BDP behind 0.2 BDP, early: %+v", f)
 	}
+	// Nor does one that carries 0.97 of the path (its advertised window
+	// at the BDP); one that carries 0.9 is steady, early or not.
+	for _, c := range []struct {
+		share float64
+		slow  bool
+	}{{0.97, true}, {0.9, false}} {
+		rcv := int64(c.share * e.s.bdp(g) / e.t.recvShare)
+		f := e.s.flowOf(e.t, point{rcv: rcv, snd: 64 * mib, cc: "cubic", mtu: 1500, parallel: 1}, 0)
+		if slow := f.bps < 0.8*g; slow != c.slow {
+			t.Errorf("cubic's window at %.2f of the path behind 0.2 BDP, early: slow %v, want %v (%+v)", c.share, slow, c.slow, f)
+		}
+	}
 	// A buffer's share is the seed's, not the model's 0.65/0.80.
 	shares := map[float64]bool{}
 	for s := uint64(1); s <= 5; s++ {
