@@ -62,7 +62,7 @@ type Limit struct {
 // Fit is the model the observations imply.
 func Fit(pr Prior, obs []Obs, pol Policy) Model {
 	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[At]float64{}, MSS: map[int]int{},
-		Window: map[string]map[At]Limit{}, Spread: spreads(obs, pr)}
+		Window: map[string]map[At]Limit{"loss-based": {}}, Spread: spreads(obs, pr), Dropped: map[DropKey][]Obs{}}
 	best, beyond := map[At]float64{}, map[At]bool{}
 	idle := pr.IdleRTT.Seconds()
 	m.Loss = lossFloor(obs)
@@ -86,11 +86,13 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 			}
 		}
 		m.MSS[o.Point.MTU] = max(m.MSS[o.Point.MTU], o.MSS)
+		if k := (DropKey{class(cc), d, o.Point.key(d, m.BothEnds).Queue}); m.dropHeld(o, pol) {
+			m.Dropped[k] = append(m.Dropped[k], o)
+		}
 	}
-	// What no buffer lifts (the peer's side, a core) is learned from
-	// full sets only, where it held every trial, as the best full set's
-	// mean rate in the direction (where some trial carried more, the
-	// set's rates are a control's two modes: see windows).
+	// What no buffer lifts (the peer's side, a core) is learned from full
+	// sets where it held every trial: the best one's mean (where a trial
+	// carried more, the set shows a control's two modes: see windows).
 	for _, set := range fullSets(obs, pr.BothEnds) {
 		d := At{set[0].Dir, set[0].Point.MTU}
 		best[d] = max(best[d], meanRate(set))
@@ -102,50 +104,48 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 		}
 	}
 	m.windows(obs, pol)
-	m.Dropped = dropped(m, obs, pol)
 	return m
-}
-
-// dropped is the trials drops held, per DropKey.
-func dropped(m Model, obs []Obs, pol Policy) map[DropKey][]Obs {
-	sets := map[DropKey][]Obs{}
-	for _, o := range obs {
-		if m.dropHeld(o, pol) {
-			k := DropKey{class(m.ccOf(o.Point, o.Dir)), o.Dir, o.Point.key(o.Dir, m.BothEnds).Queue}
-			sets[k] = append(sets[k], o)
-		}
-	}
-	return sets
 }
 
 // overfills reports whether o is a pacing control overfilling the
 // bottleneck's queue with its send buffer full: most of its losses were
-// its own (more than twice what the path's random loss explains, by
-// Spreads standard deviations of a count and the rule of three's three),
-// and its buffer sat at its cap.
+// its own (ownLoss), and its buffer sat at its cap.
 func (m Model) overfills(o Obs, pol Policy) bool {
+	return Paces(m.ccOf(o.Point, o.Dir)) && acts(Wmem, o.Dir, m.BothEnds) && (o.Capped == attrib.SendBuffer || o.Limit == attrib.SendBuffer || o.Recovering) && m.ownLoss(o, pol)
+}
+
+// ownLoss reports whether o lost beyond twice the path's random loss, by
+// Spreads standard deviations of a count and the rule of three's three.
+func (m Model) ownLoss(o Obs, pol Policy) bool {
 	want := o.segments() * m.Loss
-	return Paces(m.ccOf(o.Point, o.Dir)) && acts(Wmem, o.Dir, m.BothEnds) && (o.Capped == attrib.SendBuffer || o.Limit == attrib.SendBuffer || o.Recovering) &&
-		float64(o.Lost) > 2*want+pol.Spreads*math.Sqrt(want)+3
+	return float64(o.Lost) > 2*want+pol.Spreads*math.Sqrt(want)+3
+}
+
+// shallow reports whether d's bottleneck queue holds under about Gain − 1
+// BDPs (one a pacing control overfills): a trial in d filled the path and
+// overflowed it with under Gain BDPs in flight, by more than the noise.
+func (m Model) shallow(obs []Obs, d Direction, pol Policy) bool {
+	return slices.ContainsFunc(obs, func(o Obs) bool {
+		return (o.Dir == d || o.Dir == m.mirror(d)) && attrib.Full(o.Rate, m.goodput(o.Point.MTU)) && m.ownLoss(o, pol) && o.Inflight > 0 && float64(o.Inflight)*(1+m.apart(o.Dir, pol)) < pol.Gain*m.bdp()
+	})
 }
 
 // windows learns each class's congestion-window limit per direction and
 // MTU: the rate of the trials the sender's side held and their share (the
 // others carried more), from the least buffers a full set's trial saw it
 // hold at, or a loss-based control's screening at a full set's key (an
-// early exit lasts the trial, whatever its length; a pacing control's
-// slow trial is an event that passes, as a timeout, whose cost grows as
-// a trial shortens: a short screening does not sample the full set's).
-// A loss-based window holds no flow its buffers hold under the BDP: it
-// builds no queue to lose in; held without loss where its buffers let it
-// fill the path (as a full set of its class there did: fills), it left
-// slow start early, which more buffer neither causes nor cures, and it
-// holds wherever they do (a screening's, a profile's included). A pacing
-// control that overfilled (one trial says so) is held at what those trials
-// carried, from where it overfills to Gain + 1 BDPs: their payload, or
-// less where the queue they stood in (queued) shows that a BDP and that
-// queue in flight already fill it (the evidence says nothing of a
-// payload between, so it stands for them all).
+// early exit lasts the trial; a pacing control's slow trial passes, as a
+// timeout, so a short screening does not sample a full set's). A
+// loss-based window holds no flow its buffers hold under the BDP (no
+// queue to lose in); held without loss where its buffers let it fill the
+// path (as a full set of its class there did: fills), it left slow start
+// early, which more buffer neither causes nor cures, so it holds wherever
+// they do. Behind a shallow queue, until a trial shows that mode, it is
+// taken at SlowRate in one of n+2 trials, n those that filled the path
+// without it (Laplace's rule of succession). A pacing control that
+// overfilled is held at what those trials carried, from where it
+// overfills (their payload, or a BDP and the queue they stood in, where
+// less) to Gain + 1 BDPs.
 func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
@@ -198,6 +198,15 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		}
 		m.Window[k.c][k.d] = l
 	}
+	for _, d := range m.Dirs {
+		for _, mtu := range append([]int{0}, m.MTUs...) {
+			k := ck{"loss-based", At{d, mtu}}
+			if _, learned := at(*m, m.Window[k.c], k.d); !learned && m.shallow(obs, d, pol) {
+				n := len(slices.DeleteFunc(slices.Clone(obs), func(o Obs) bool { return keyOf(o) != k || m.allows(o.Point, o.Dir) < m.bdp() || m.dropHeld(o, pol) }))
+				m.Window[k.c][k.d] = Limit{Rate: pol.SlowRate * m.goodput(mtu), Share: 1 / float64(n+2), From: m.bdp(), Upto: math.Inf(1)}
+			}
+		}
+	}
 }
 
 // sendersHeld reports whether the sender's side held o short of the
@@ -216,9 +225,8 @@ func (m Model) sendersHeld(o Obs, obs []Obs, pol Policy) bool {
 	return o.mode(m.bdp()) == attrib.Network && !m.ambiguous(o, obs, pol)
 }
 
-// dropHeld reports whether this host's queues' drops held o: it neither
-// filled the path nor was held by a buffer of this host (where either
-// did, the drops cost nothing).
+// dropHeld reports whether this host's queues' drops held o: neither the
+// path nor a buffer of this host did (where either did, they cost nothing).
 func (m Model) dropHeld(o Obs, pol Policy) bool {
 	return o.Drops && o.limit() != attrib.PathFull && (!o.ownBuffer(m.BothEnds) || o.limit() == attrib.SendBuffer && m.roomLeft(o, pol))
 }
@@ -241,9 +249,9 @@ func (m Model) ambiguous(o Obs, obs []Obs, pol Policy) bool {
 	return m.beaten(o, obs, pol) || o.Capped == attrib.SendBuffer && !m.more(o, obs, func(Obs) bool { return true })
 }
 
-// buffers reports whether o's window, held by loss with the send buffer
-// at its cap, was the buffer's: a lossy flow's send buffer also holds what
-// it sent beyond each hole, and a trial with more of it did better.
+// buffers reports whether o's window, held by loss with the send buffer at
+// its cap, was the buffer's (which also holds what was sent beyond each
+// hole): a trial with more of it did better.
 func (m Model) buffers(o Obs, obs []Obs, pol Policy) bool {
 	return o.Capped == attrib.SendBuffer && o.Lost > 0 && m.ambiguous(o, obs, pol) && m.beaten(o, obs, pol)
 }
@@ -264,9 +272,8 @@ func (m Model) more(o Obs, obs []Obs, ok func(Obs) bool) bool {
 }
 
 // beyond reports whether o's limit is one no knob of this host moves: a
-// peer's buffer (the other end's side of the direction), a core, or a
-// receiver's view that rules this host's window out or whose window
-// already allows the path's goodput by the prior's share.
+// peer's buffer (the other end's side), a core, or a receiver's view that
+// rules this host's window out or whose window allows the goodput already.
 func (m Model) beyond(o Obs) bool {
 	switch l := o.limit(); {
 	case o.ownBuffer(m.BothEnds):
@@ -346,11 +353,11 @@ func (m Model) Predict(p Point, d Direction) float64 {
 	return min(w, c)
 }
 
-// predict is what the buffers of this host acting on d allow over the
-// idle RTT (win: a trial may yet show their share smaller, so a
-// prediction takes the noise as headroom on it), and what holds the flow
-// whatever the buffers (caps: a control's window limit, its response to
-// random loss, this host's queues' drops, the ceiling, the goodput).
+// predict is what this host's buffers acting on d allow over the idle
+// RTT (win: a trial may yet show their share smaller, so a prediction
+// takes the noise as headroom on it), and what holds the flow whatever
+// the buffers (caps: a control's window limit, its response to random
+// loss, this host's queues' drops, the ceiling, the goodput).
 func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	win, caps = math.Inf(1), math.Inf(1)
 	idle := m.IdleRTT.Seconds()

@@ -8,9 +8,8 @@ import (
 	"github.com/tcptune/tcptune/internal/stats"
 )
 
-// rating is a point's standing per direction: the share of the
-// direction's target it reaches (observed where measured, else
-// predicted with the noise as headroom), and how it was measured.
+// rating is a point's standing per direction: the share of its target it
+// reaches (observed, else predicted with the noise as headroom), and how.
 type rating struct {
 	value    map[Direction]float64
 	observed map[Direction]Kind // 0 = predicted
@@ -20,9 +19,8 @@ type rating struct {
 }
 
 // measured is the rate at p in d: the mean of the full sets' trials at
-// p's key in d where there are any, else the median of its screenings
-// (and in the lab, where one direction screens for both, of the other
-// direction's), and how many trials that is. kind 0: none.
+// p's key in d, else the median of its screenings (in the lab, where one
+// direction screens for both, the other's alike), and how many. kind 0: none.
 func (s State) measured(p Point, d Direction) (float64, Kind, int) {
 	switch xs, k := s.trials(p, d); k {
 	case Full:
@@ -74,8 +72,8 @@ func (s State) rate(p Point, pol Policy) rating {
 // atAim reports whether p's rating is at the aim in every direction (a
 // measured value within the noise, a predicted one at it) and its MTU's
 // goodput, known without noise, reaches it. The aim is each direction's
-// best rating × best, the share of them one point reaches at once (less
-// than 1 in the lab, where one setting serves both directions).
+// best rating × best, the share one point reaches at once (under 1 in the
+// lab, where one setting serves both directions).
 func (s State) atAim(p Point, r rating, aim map[Direction]float64, best float64, pol Policy) bool {
 	for _, d := range s.Model.Dirs {
 		a := aim[d] * best
@@ -97,21 +95,20 @@ func (s State) atAim(p Point, r rating, aim map[Direction]float64, best float64,
 	return true
 }
 
-// FullAt reports whether p's key in d has a full set: trials at points
-// with the same knobs acting on d sample one thing (against a peer,
-// reverse at the host's tcp_rmem is the baseline's whatever it sends).
+// FullAt reports whether p's key in d has a full set: points with the same
+// knobs acting on d sample one thing (against a peer, reverse at the
+// host's tcp_rmem is the baseline's whatever it sends).
 func (s State) FullAt(p Point, d Direction) bool { return fullAt(s.Obs, p, d, s.Model.BothEnds) }
 
 func fullAt(obs []Obs, p Point, d Direction, both bool) bool {
 	return slices.ContainsFunc(obs, func(o Obs) bool { return o.Dir == d && o.Kind == Full && o.Point.key(d, both) == p.key(d, both) })
 }
 
-// Next is what to measure next: the cheapest point the model rates at
-// the aim in every direction this host controls, screened where it is
-// only predicted, given its full set where its measurements reach the
-// aim; a screening short of it whose limit only a full set judges gets
-// its full set first. Done when the point has its full set, or when the
-// budget would not leave the time of the final full set.
+// Next is what to measure next: the cheapest point the model rates at the
+// aim in every direction this host controls, screened where only predicted,
+// given its full set where measured at it (a screening short of it whose
+// limit only a full set judges gets its full set first); done when it has
+// its full set, or when the budget would not leave the final one's time.
 func Next(s State, pol Policy) Action {
 	pts := s.Grid.Points()
 	ratings := make([]rating, len(pts))
@@ -172,9 +169,8 @@ func Next(s State, pol Policy) Action {
 	return act
 }
 
-// confirming is the directions in which p was screened short of the
-// model's prediction with a limit only a full set teaches, and has no
-// full set (nil: none).
+// confirming is the directions in which p, with no full set, was screened
+// short of the prediction with a limit only a full set teaches (nil: none).
 func (s State) confirming(p Point, pol Policy) []Direction {
 	var out []Direction
 	for _, o := range s.Obs {
@@ -188,8 +184,8 @@ func (s State) confirming(p Point, pol Policy) []Direction {
 
 // outOfTime is Next's action when another screening would not leave the
 // final full set's time: that full set, if it fits, for the cheapest point
-// measured at the aim, else the one measured nearest it, if nearer than
-// any with a full set (a short screening may still beat what has one).
+// measured at the aim, else the one nearest it, if nearer than any with a
+// full set (a short screening may still beat what has one).
 func (s State) outOfTime(pol Policy, pts []Point, ratings []rating, aim map[Direction]float64, best float64, full time.Duration) Action {
 	act, pick, at, top := Action{Done: true, Why: StopBudget, Aim: aim}, -1, false, 0.0
 	for _, r := range ratings {

@@ -146,6 +146,10 @@ type Policy struct {
 	// (BBR's cwnd_gain, 2): behind a queue shallower than Gain − 1
 	// BDPs it overfills it.
 	Gain float64
+	// SlowRate is a loss-based control's slow mode behind such a queue
+	// (it leaves slow start early), as a share of the goodput, where no
+	// trial has shown it yet (0.65: 1128–1397 of 1930 Mbit/s in the lab).
+	SlowRate float64
 	// CCCost is what a host-wide change (its default congestion
 	// control, an interface's MTU) costs, in BDPs of memory: more than
 	// none, so that one that reaches the target only by more memory
@@ -197,7 +201,7 @@ func DefaultPolicy(n int, t, o, rtt time.Duration) Policy {
 	if rtt >= 500*time.Millisecond {
 		b = 4 * time.Minute
 	}
-	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, Gain: 2, CCCost: 1, Slack: Slack, MinTol: 0.03, MaxTol: 0.10, Spreads: 2, Order: 0.05,
+	return Policy{Rung: 1.15, TopBDP: 4, LowBDP: 0.5, Gain: 2, SlowRate: 0.65, CCCost: 1, Slack: Slack, MinTol: 0.03, MaxTol: 0.10, Spreads: 2, Order: 0.05,
 		Trials: n, Time: t, Omit: o, SetupRTTs: 8, ShortTime: max(t/4, time.Second), LeverTime: max(t/2, time.Second), LongRTT: 300 * time.Millisecond,
 		Budget: b, Drift: 0.02, Worse: 0.05, LeverGain: 0.05}
 }
@@ -412,6 +416,10 @@ func (m Model) Need(k Knob, cc string, bdp int64, pol Policy) int64 {
 func (m Model) apart(d Direction, pol Policy) float64 {
 	return max(pol.MinTol, stats.Apart(m.Spread[d], pol.Spreads, 1, 1))
 }
+
+// Modes is the congestion window's limit that holds p in d, where one
+// does (a Share under 1: a control's two modes, their mix predicted).
+func (m Model) Modes(p Point, d Direction) (Limit, bool) { return m.window(p, d) }
 
 // ShareOf is the share of buffer k the model predicts with (a send
 // buffer's for control cc), and whether trials taught it.

@@ -910,6 +910,15 @@ func TestTwoModesAreJudgedByTheirMix(t *testing.T) {
 	off.Point = Point{Rmem: 8 * bdp, Wmem: 6 * bdp, CC: "cubic"}
 	lossy := off
 	lossy.Lost = 40
+	// A profile's trial that filled the path and overflowed the queue, its
+	// payload in flight the BDP and the queue: under 2 BDPs, a queue BBR
+	// overfills and behind which cubic's slow start may end early, which
+	// cubic's three fast trials have not ruled out; over 2, a deep one.
+	overflow := func(inflight int64) Obs {
+		o := held(off.Point, Forward, Screen, attrib.PathFull, gp)
+		o.Lost, o.Inflight = 400, inflight
+		return o
+	}
 	base := append(append(fast(cu, Forward), fast(bb, Forward)...), fast(cu, Reverse)...)
 	for _, c := range []struct {
 		name  string
@@ -923,6 +932,8 @@ func TestTwoModesAreJudgedByTheirMix(t *testing.T) {
 		// fill the path; one cut at a loss holds from where it was seen.
 		{"the slow mode seen at a profile's larger buffers", []Obs{off}, bb},
 		{"a profile's slow trial with loss", []Obs{lossy}, cu},
+		{"no slow mode seen behind a shallow queue", []Obs{overflow(bdp * 3 / 2)}, bb},
+		{"no slow mode seen behind a deep queue", []Obs{overflow(bdp * 5 / 2)}, cu},
 	} {
 		obs := append(slices.Clone(base), c.extra...)
 		st := State{Grid: g, Model: Fit(prior(false), obs, pol()), Obs: obs}

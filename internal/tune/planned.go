@@ -416,7 +416,11 @@ func (r *runner) whyNotMore(d Direction, key string, choice *Candidate, top floa
 func predicted(act plan.Action, m plan.Model) string {
 	var parts []string
 	for _, d := range act.Dirs {
-		parts = append(parts, fmt.Sprintf("%s %s of %s", d, rate(act.Predicted[d]), rate(m.Target(d))))
+		part := fmt.Sprintf("%s %s of %s", d, rate(act.Predicted[d]), rate(m.Target(d)))
+		if l, ok := m.Modes(act.Point, d); ok && l.Share < 1 {
+			part += fmt.Sprintf(" (its control's slow mode at %s in %.0f%% of trials)", rate(l.Rate), 100*l.Share)
+		}
+		parts = append(parts, part)
 	}
 	return "the model predicts " + strings.Join(parts, ", ")
 }
