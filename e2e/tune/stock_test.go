@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tcptune/tcptune/internal/testutil"
@@ -105,13 +106,28 @@ func TestTunePeerStockIperf3CubicShallow(t *testing.T) {
 // -C bbr on the peer's sending sockets lifts it (the peer's tcp_wmem,
 // 4 MiB, then holds it near 230 Mbit/s; cubic read 66–143 at 0.02%
 // loss), and the peer's command names its congestion control.
+//
+// The two peers' runs go side by side, each on its own link: 500 Mbit/s
+// each, a gigabit between them, as one heavy test.
 func TestTunePeerCongestionLever(t *testing.T) {
 	heavy(t)
-	for _, srv := range []struct{ name, bin string }{{"312", testutil.NeedIperf3(t)}, {"322", testutil.NeedIperf3Newest(t)}} {
-		t.Run("iperf3-"+srv.name, func(t *testing.T) {
-			name := "tt-tpcc" + srv.name
-			p := newPeerLabOn(t, name, []string{"--rate", "500mbit", "--rtt", "80ms", "--loss", "0.05%", "--seed", "7", "--queue", "0.5bdp"}, srv.bin, "-s", "-p", "5201")
-			out, errOut, err := p.tune(name, nil, "-C", "cubic", "--direction", "reverse", "--trials", "2", "--time", "2", "--compare=none", "--json")
+	type run struct {
+		name, bin, out, errOut string
+		err                    error
+	}
+	runs := []*run{{name: "312", bin: testutil.NeedIperf3(t)}, {name: "322", bin: testutil.NeedIperf3Newest(t)}}
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		name := "tt-tpcc" + r.name
+		p := newPeerLabOn(t, name, []string{"--rate", "500mbit", "--rtt", "80ms", "--loss", "0.05%", "--seed", "7", "--queue", "0.5bdp"}, r.bin, "-s", "-p", "5201")
+		wg.Go(func() {
+			r.out, r.errOut, r.err = p.tune(name, nil, "-C", "cubic", "--direction", "reverse", "--trials", "2", "--time", "2", "--compare=none", "--json")
+		})
+	}
+	wg.Wait()
+	for _, r := range runs {
+		t.Run("iperf3-"+r.name, func(t *testing.T) {
+			out, errOut, err := r.out, r.errOut, r.err
 			if err != nil {
 				t.Fatalf("tune --peer: %v\n%s\n%s", err, out, errOut)
 			}
