@@ -62,7 +62,7 @@ type Limit struct {
 // Fit is the model the observations imply.
 func Fit(pr Prior, obs []Obs, pol Policy) Model {
 	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[At]float64{}, MSS: map[int]int{},
-		Window: map[string]map[At]Limit{"loss-based": {}}, Spread: spreads(obs, pr), Dropped: map[DropKey][]Obs{}}
+		Window: map[string]map[At]Limit{lossBased: {}}, Spread: spreads(obs, pr), Dropped: map[DropKey][]Obs{}}
 	best, beyond := map[At]float64{}, map[At]bool{}
 	idle := pr.IdleRTT.Seconds()
 	m.Loss = lossFloor(obs)
@@ -200,7 +200,7 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 	}
 	for _, d := range m.Dirs {
 		for _, mtu := range append([]int{0}, m.MTUs...) {
-			k := ck{"loss-based", At{d, mtu}}
+			k := ck{lossBased, At{d, mtu}}
 			if _, learned := at(*m, m.Window[k.c], k.d); !learned && m.shallow(obs, d, pol) {
 				n := len(slices.DeleteFunc(slices.Clone(obs), func(o Obs) bool { return keyOf(o) != k || m.allows(o.Point, o.Dir) < m.bdp() || m.dropHeld(o, pol) }))
 				m.Window[k.c][k.d] = Limit{Rate: pol.SlowRate * m.goodput(mtu), Share: 1 / float64(n+2), From: m.bdp(), Upto: math.Inf(1)}

@@ -133,8 +133,11 @@ func class(cc string) string {
 	if Paces(cc) {
 		return cc
 	}
-	return "loss-based"
+	return lossBased
 }
+
+// lossBased is the class of every control that is not pacing.
+const lossBased = "loss-based"
 
 // Policy is every number a decision uses.
 type Policy struct {
