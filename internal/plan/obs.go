@@ -329,12 +329,14 @@ func spreads(obs []Obs, pr Prior) map[Direction]float64 {
 }
 
 // lossFloor is the path's random loss: the least share of its packets
-// any trial retransmitted, or 0 where a lossless trial rules it out by
-// the rule of three (none in n segments: 95% below 3/n).
+// any trial retransmitted that this host's queues did not drop in (what
+// they drop is theirs, and a raise of the queue ends it), or 0 where a
+// lossless trial rules it out by the rule of three (none in n segments:
+// 95% below 3/n).
 func lossFloor(obs []Obs) float64 {
 	floor, saw := 0.0, false
 	for _, o := range obs {
-		if p := float64(o.Lost) / o.segments(); o.Lost > 0 && o.segments() > 0 && (!saw || p < floor) {
+		if p := float64(o.Lost) / o.segments(); o.Lost > 0 && !o.Drops && o.segments() > 0 && (!saw || p < floor) {
 			floor, saw = p, true
 		}
 	}
