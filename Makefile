@@ -17,9 +17,9 @@ build:
 # Debian packages the tests use: iperf3 (the interop peer), iproute2 (ip,
 # ss), procps (sysctl), chromium (renders tune's HTML report), systemd
 # (systemd-analyze), udev (udevadm: which .link file applies), lintian
-# (checks the .deb) and prometheus (scrapes
-# serve and watch); and the
-# newest iperf3 (3.22, Debian sid's) unpacked under .cache/, not installed.
+# (checks the .deb) and prometheus (scrapes serve and watch); the newest
+# iperf3 (3.22, Debian sid's) unpacked under .cache/, not installed; and
+# the Go modules of every system's build and of the packager.
 deps:
 	@missing=""; \
 	command -v iperf3 >/dev/null 2>&1 || missing="$$missing iperf3"; \
@@ -37,6 +37,8 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 	@scripts/iperf3-newest.sh >/dev/null
+	@# fetched here, so that no test's timeout waits on the registry
+	@$(GO) mod download && $(GO) run $(NFPM) --version >/dev/null
 
 # The unit packages side by side, with the cross-builds beside them (the
 # packaging test waits on lintian, one core; a cold build cache makes
