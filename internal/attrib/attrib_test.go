@@ -314,6 +314,13 @@ func TestApplication(t *testing.T) {
 		}, Network, "congestion window"},
 		{"a slow writer", func(in Input) Input { in.TargetRate, in.NotsentBytes = 0, 20000; return in }, Application, "limited by the application: it had next to nothing waiting to be sent"},
 		{"slow start, data waiting", func(in Input) Input { in.TargetRate, in.NotsentBytes = 0, 2e6; return in }, Network, ""},
+		// watch --flows on a download that filled a 500 Mbit/s link, once
+		// in a CI run: the live sample caught its writer (python's
+		// http.server) with nothing unsent; the flow carried the path.
+		{"a slow writer's sample on a full path", func(in Input) Input {
+			in.TargetRate, in.NotsentBytes, in.PathRate, in.BitsPerSecond = 0, 20000, 200e6/0.97, 200e6
+			return in
+		}, PathFull, "link at capacity"},
 		// The matrix's "client wmem small" against iperf3 3.12, once in a
 		// CI run: 132 KB in flight, nothing unsent, 42% of what the 384 KiB
 		// buffer it ended with holds; the kernel saw the writer wait on

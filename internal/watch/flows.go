@@ -148,8 +148,6 @@ func (tr *Tracker) Sample(t time.Time, socks []sockdiag.Socket) []Flow {
 		v.last, v.lastAt, v.missed = s, t, 0
 		// A flow that moved nothing since its last record (an idle
 		// session) waits: its next record covers the idle time too.
-		// A flow that moved nothing since its last record (an idle
-		// session) waits: its next record covers the idle time too.
 		if tr.Every > 0 && t.Sub(v.fromAt) >= tr.Every && moved(s.Info, roleOf(s.Info)) > v.recorded {
 			f := tr.record(t, s, v, true)
 			f.Open = true
