@@ -168,8 +168,11 @@ func (s Scenario) flowOf(t truth, p point, early float64) flow {
 		}
 	}
 	f.bps, f.bind = rate, bind
+	// A queue stands where the flow reaches the path, or where BBR's
+	// gain overfills it; a loss-based flow short of the path (its slow
+	// mode, a random loss's bound) keeps none, whatever it lost.
 	occupancy := 0.0
-	if bind == "path" || lossy {
+	if bind == "path" || lossy && p.cc == "bbr" {
 		occupancy = math.Max(0, math.Min(limit-bdp, q))
 	}
 	f.rttLoaded = time.Duration((rtt + occupancy*8/g) * float64(time.Second))

@@ -46,6 +46,12 @@ func TestTruth(t *testing.T) {
 	if lo.bps >= 0.8*hi.bps || hi.bps < 0.99*g {
 		t.Errorf("cubic's modes: %.0f and %.0f of %.0f", lo.bps, hi.bps, g)
 	}
+	// The slow mode keeps no queue standing, whatever it lost (a flow
+	// short of the path is no arrival above the link's rate); the fast
+	// one, filling the path, stands in the queue.
+	if lo.rttLoaded != e.s.RTT || lo.retransmits == 0 || hi.rttLoaded <= e.s.RTT {
+		t.Errorf("cubic's modes' RTT under load: %v (%d retransmits) and %v, idle %v", lo.rttLoaded, lo.retransmits, hi.rttLoaded, e.s.RTT)
+	}
 	// A window the buffers clamp just over the BDP does not escape the
 	// slow mode: unpaced cubic leaves slow start early without a loss
 	// (the lab, 2 Gbit/s × 25 ms behind half a BDP, the sender's cubic
