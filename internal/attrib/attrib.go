@@ -183,10 +183,7 @@ func Attribute(in Input) Result {
 	rtt := float64(in.idleRTT()) / 1e6
 	perFlow := in.BitsPerSecond / float64(n)
 	state := max4(sh)
-	// A flow that carried the path's goodput was held by the path: its
-	// writer kept up with it over the period, whatever a sample of its
-	// queue caught (a writer descheduled at the moment of a live sample).
-	if app, ok := application(in, n, sh); ok && (in.TargetRate > 0 || !Full(in.BitsPerSecond, in.PathRate)) {
+	if app, ok := application(in, n, sh); ok {
 		return app
 	}
 	if state != "idle" {

@@ -293,6 +293,9 @@ const appSlack = 0.5
 // congestion window). The busy chronograph cannot tell: a paced or slow
 // writer keeps the socket busy with what little it gives it, and a
 // congestion window that grew while nothing filled it is not a limit.
+// A flow that carried the path's goodput was held by the path: its
+// writer kept up with it over the period, whatever a sample of its
+// queue caught (a writer descheduled at the moment of a live sample).
 func application(in Input, n int, sh Shares) (Result, bool) {
 	perFlow := in.BitsPerSecond / float64(n)
 	_, ratio := binding(in, n)
@@ -305,7 +308,7 @@ func application(in Input, n int, sh Shares) (Result, bool) {
 	case in.TargetRate > 0 && perFlow >= appDelivered*in.TargetRate:
 		r.Verdict = fmt.Sprintf("limited by the requested bitrate: -b %s per stream, delivered %s%s", units.FormatRateShort(in.TargetRate), units.FormatRateShort(perFlow), flight)
 		r.Advice = "raise or drop -b to measure what the path and buffers allow"
-	case in.TargetRate == 0 && in.InflightBytes > 0 && ratio > 0 && ratio < appSlack && in.NotsentBytes*10 < in.InflightBytes && sh.SendBuffer <= sh.Idle:
+	case in.TargetRate == 0 && !Full(in.BitsPerSecond, in.PathRate) && in.InflightBytes > 0 && ratio > 0 && ratio < appSlack && in.NotsentBytes*10 < in.InflightBytes && sh.SendBuffer <= sh.Idle:
 		r.Verdict = fmt.Sprintf("limited by the application: it had next to nothing waiting to be sent (%s unsent)%s", units.FormatSize(float64(in.NotsentBytes)), flight)
 		r.Advice = "the buffers and the congestion window allowed more; the sending application did not write faster"
 	default:
