@@ -122,11 +122,16 @@ func (m Model) ownLoss(o Obs, pol Policy) bool {
 }
 
 // shallow reports whether d's bottleneck queue holds under about Gain − 1
-// BDPs (one a pacing control overfills): a trial in d filled the path and
-// overflowed it with under Gain BDPs in flight, by more than the noise.
+// BDPs (one a pacing control overfills): a trial in d overflowed it (lost
+// beyond random loss, no host queue dropping) with under Gain BDPs in
+// flight, by more than the noise, and filled the path or, a loss-based
+// control's, had buffers that let more than a BDP in flight (a window
+// held under the BDP stands in no queue).
 func (m Model) shallow(obs []Obs, d Direction, pol Policy) bool {
 	return slices.ContainsFunc(obs, func(o Obs) bool {
-		return (o.Dir == d || o.Dir == m.mirror(d)) && attrib.Full(o.Rate, m.goodput(o.Point.MTU)) && m.ownLoss(o, pol) && o.Inflight > 0 && float64(o.Inflight)*(1+m.apart(o.Dir, pol)) < pol.Gain*m.bdp()
+		tol := 1 + m.apart(o.Dir, pol)
+		return (o.Dir == d || o.Dir == m.mirror(d)) && m.ownLoss(o, pol) && !o.Drops && o.Inflight > 0 && float64(o.Inflight)*tol < pol.Gain*m.bdp() &&
+			(attrib.Full(o.Rate, m.goodput(o.Point.MTU)) || !Paces(m.ccOf(o.Point, o.Dir)) && m.allows(o.Point, o.Dir) > tol*m.bdp())
 	})
 }
 
@@ -142,7 +147,8 @@ func (m Model) shallow(obs []Obs, d Direction, pol Policy) bool {
 // early, which more buffer neither causes nor cures, so it holds wherever
 // they do. Behind a shallow queue, until a trial shows that mode, it is
 // taken at SlowRate in one of n+2 trials, n those that filled the path
-// without it (Laplace's rule of succession). A pacing control that
+// without it (Laplace's rule of succession), from the least buffers that
+// filled it. A pacing control that
 // overfilled is held at what those trials carried, from where it
 // overfills (their payload, or a BDP and the queue they stood in, where
 // less) to Gain + 1 BDPs.
@@ -152,9 +158,11 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		d At
 	}
 	keyOf := func(o Obs) ck { return ck{class(m.ccOf(o.Point, o.Dir)), At{o.Dir, o.Point.MTU}} }
+	// a trial that filled the path had a BDP in flight, whatever the shares say
+	filled := func(o Obs) bool { return m.allows(o.Point, o.Dir) >= m.bdp() || o.mode(m.bdp()) == attrib.PathFull }
 	from, over, fills := map[ck]float64{}, map[ck][]Obs{}, map[ck]float64{}
 	for _, x := range obs {
-		if a := min(m.allows(x.Point, x.Dir), m.bdp()); x.Kind == Full && (a == m.bdp() || x.mode(m.bdp()) == attrib.PathFull) {
+		if a := min(m.allows(x.Point, x.Dir), m.bdp()); x.Kind == Full && filled(x) {
 			fills[keyOf(x)] = lower(fills[keyOf(x)], a)
 		}
 	}
@@ -174,19 +182,11 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 	}
 	for k := range from {
 		l := Limit{From: from[k], Upto: math.Inf(1)}
-		var held, rest []Obs // what the sender's side held, and what carried more
-		for _, o := range obs {
-			if keyOf(o) == k && !m.dropHeld(o, pol) && m.allows(o.Point, o.Dir) >= l.From {
-				if m.sendersHeld(o, obs, pol) {
-					held = append(held, o)
-				} else {
-					rest = append(rest, o)
-				}
-			}
-		}
+		in := slices.DeleteFunc(slices.Clone(obs), func(o Obs) bool { return keyOf(o) != k || m.dropHeld(o, pol) || m.allows(o.Point, o.Dir) < l.From })
+		held := slices.DeleteFunc(slices.Clone(in), func(o Obs) bool { return !m.sendersHeld(o, obs, pol) }) // what the sender's side held
 		l.Rate = meanRate(held)
-		rest = slices.DeleteFunc(rest, func(o Obs) bool { return o.Rate <= l.Rate })
-		l.Share = float64(len(held)) / float64(len(held)+len(rest))
+		more := slices.DeleteFunc(in, func(o Obs) bool { return m.sendersHeld(o, obs, pol) || o.Rate <= l.Rate }) // what carried more
+		l.Share = float64(len(held)) / float64(len(held)+len(more))
 		if len(over[k]) > 0 {
 			l = Limit{Rate: meanRate(over[k]), Share: 1, From: math.Inf(1), Upto: (pol.Gain + 1) * m.bdp()}
 			for _, o := range over[k] {
@@ -202,8 +202,8 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		for _, mtu := range append([]int{0}, m.MTUs...) {
 			k := ck{lossBased, At{d, mtu}}
 			if _, learned := at(*m, m.Window[k.c], k.d); !learned && m.shallow(obs, d, pol) {
-				n := len(slices.DeleteFunc(slices.Clone(obs), func(o Obs) bool { return keyOf(o) != k || m.allows(o.Point, o.Dir) < m.bdp() || m.dropHeld(o, pol) }))
-				m.Window[k.c][k.d] = Limit{Rate: pol.SlowRate * m.goodput(mtu), Share: 1 / float64(n+2), From: m.bdp(), Upto: math.Inf(1)}
+				n := len(slices.DeleteFunc(slices.Clone(obs), func(o Obs) bool { return keyOf(o) != k || !filled(o) || m.dropHeld(o, pol) }))
+				m.Window[k.c][k.d] = Limit{Rate: pol.SlowRate * m.goodput(mtu), Share: 1 / float64(n+2), From: cmp.Or(fills[k], m.bdp()), Upto: math.Inf(1)}
 			}
 		}
 	}
@@ -359,21 +359,13 @@ func (m Model) Predict(p Point, d Direction) float64 {
 // the buffers (caps: a control's window limit, its response to random
 // loss, this host's queues' drops, the ceiling, the goodput).
 func (m Model) predict(p Point, d Direction) (win, caps float64) {
-	win, caps = math.Inf(1), math.Inf(1)
-	idle := m.IdleRTT.Seconds()
-	if idle <= 0 {
+	if m.IdleRTT <= 0 {
 		return m.Target(d), m.Target(d)
 	}
-	if acts(Rmem, d, m.BothEnds) {
-		win = min(win, m.recvShare()*float64(p.Rmem)*8/idle)
-	}
+	win, caps = m.allows(p, d)*8/m.IdleRTT.Seconds(), math.Inf(1)
 	cc := m.ccOf(p, d)
-	if acts(Wmem, d, m.BothEnds) {
-		win = min(win, m.sendShare(cc)*float64(p.Wmem)*8/idle)
-	}
 	// Up to Upto the buffers hold what the window model's shares say
 	// (see window).
-	pt := At{d, p.MTU}
 	w, mixed := m.window(p, d)
 	if set, ok := m.Dropped[DropKey{class(cc), d, p.key(d, m.BothEnds).Queue}]; ok {
 		caps = min(caps, meanRate(set))
@@ -381,7 +373,7 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 	if mss := m.MSS[p.MTU]; !Paces(cc) && m.Loss > 0 && mss > 0 {
 		caps = min(caps, window.LossRate(int64(mss), m.IdleRTT, m.Loss))
 	}
-	c, _ := at(m, m.Ceiling, pt) // 0: none
+	c, _ := at(m, m.Ceiling, At{d, p.MTU}) // 0: none
 	if caps = min(caps, cmp.Or(c, caps), m.goodput(p.MTU)); mixed {
 		caps = min(caps, w.Share*w.Rate+(1-w.Share)*min(win, caps)) // the window's mode, and the rest
 	}

@@ -80,19 +80,32 @@ func (s State) atAim(p Point, r rating, aim map[Direction]float64, best float64,
 		if s.Model.goodput(p.MTU)*(1+pol.Slack) < a*s.Model.Target(d) {
 			return false
 		}
-		if r.observed[d] == Full && s.outranked(p, d, pol) {
-			return false
-		}
-		if r.observed[d] != 0 {
+		v := r.value[d]
+		switch r.observed[d] {
+		case Full: // the noise lifts its fast mode, not its slow one
+			v = s.lifted(p, d, s.Model.TolN(d, r.n[d], 0, pol), pol) / s.Model.Target(d)
+			if s.outranked(p, d, pol) {
+				return false
+			}
+		case Screen:
 			a -= s.Model.TolN(d, r.n[d], 0, pol)
-		} else {
+		default:
 			a *= 1 - 1e-9
 		}
-		if r.value[d] < a || aim[d] <= 0 {
+		if v < a || aim[d] <= 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// lifted is the most p's full set in d may carry, its mean within tol (a
+// share) of the truth: its fast mode lifted by the noise, not above its
+// MTU's goodput (known without noise), less its slow mode's cost (modes).
+func (s State) lifted(p Point, d Direction, tol float64, pol Policy) float64 {
+	xs, _ := s.trials(p, d)
+	fast, cost := s.Model.modes(p, d, xs)
+	return min(fast*(1+tol), s.Model.goodput(p.MTU)*(1+pol.Slack)) - cost
 }
 
 // FullAt reports whether p's key in d has a full set: points with the same
@@ -152,14 +165,9 @@ func Next(s State, pol Policy) Action {
 			act = Action{Done: true, Why: StopBudget, Aim: aim}
 		}
 	default:
-		act.Kind = Screen
-		for _, d := range s.Model.Dirs {
-			if r.observed[d] == 0 {
-				act.Dirs = append(act.Dirs, d)
-				if s.Model.BothEnds {
-					break // the lab's ends are alike: one direction screens for both
-				}
-			}
+		act.Kind, act.Dirs = Screen, slices.DeleteFunc(slices.Clone(s.Model.Dirs), func(d Direction) bool { return r.observed[d] != 0 })
+		if s.Model.BothEnds {
+			act.Dirs = act.Dirs[:1] // the lab's ends are alike: one direction screens for both
 		}
 		screen := time.Duration(len(act.Dirs)) * pol.TrialCost(s.Model.IdleRTT)
 		if s.Spent+screen+full > pol.Budget {
@@ -253,18 +261,15 @@ func Choose(s State, pol Policy) (Point, bool) {
 			}
 		}
 	}
-	worst := func(p Point) float64 { // what p's MTU carries at most is no noise
-		w, top := math.Inf(1), s.Model.goodput(p.MTU)*(1+pol.Slack)
+	worst := func(p Point) float64 { // what p's MTU carries at most is no noise (lifted)
+		w := math.Inf(1)
 		for _, d := range s.Model.Dirs {
-			if x, _, n := s.measured(p, d); best[d] > 0 {
+			if _, _, n := s.measured(p, d); best[d] > 0 {
 				tol := s.Model.TolN(d, n, bestN[d], pol)
 				if s.outranked(p, d, pol) {
 					tol = pol.MinTol
 				}
-				w = min(w, x/best[d]/(1-tol))
-			}
-			if top < best[d] {
-				w = min(w, top/best[d])
+				w = min(w, s.lifted(p, d, tol/(1-tol), pol)/best[d])
 			}
 		}
 		return w
