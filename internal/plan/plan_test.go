@@ -43,6 +43,18 @@ func held(p Point, d Direction, k Kind, l attrib.Limit, x float64) Obs {
 	return Obs{Point: p, Dir: d, Kind: k, Rate: x, Limit: l, SenderView: true, RTT: rtt, MinRTT: rtt, MSS: 1448, Seconds: 5}
 }
 
+// ratesAt is trials of kind k at p in d held by l, with inflight bytes
+// in flight, at the shares xs of the goodput.
+func ratesAt(p Point, d Direction, l attrib.Limit, k Kind, inflight int64, xs ...float64) []Obs {
+	var out []Obs
+	for _, x := range xs {
+		o := held(p, d, k, l, x*gp)
+		o.Inflight = inflight
+		out = append(out, o)
+	}
+	return out
+}
+
 // full is a full set of three trials at p in d around x.
 func full(p Point, d Direction, l attrib.Limit, x float64) []Obs {
 	return []Obs{held(p, d, Full, l, 0.99*x), held(p, d, Full, l, x), held(p, d, Full, l, 1.01*x)}
@@ -962,18 +974,9 @@ func TestTwoModesAreJudgedByTheirMix(t *testing.T) {
 	// pooled spread's tolerance, 7%,
 	// would excuse cubic's mix, 5% under BBR's: but a mode a trial saw
 	// is an event, not noise, and the choice is BBR.
-	at := func(p Point, d Direction, l attrib.Limit, k Kind, inflight int64, xs ...float64) []Obs {
-		var out []Obs
-		for _, x := range xs {
-			o := held(p, d, k, l, x*gp)
-			o.Inflight = inflight
-			out = append(out, o)
-		}
-		return out
-	}
-	obs := slices.Concat(at(cu, Forward, attrib.PathFull, Full, bdp*11/10, 0.979, 1), at(cu, Forward, attrib.Network, Full, bdp*7/10, 0.734),
-		at(cu, Forward, attrib.PathFull, Screen, bdp*11/10, 1, 0.99), at(bb, Forward, attrib.PathFull, Full, bdp*11/10, 0.999, 0.984),
-		at(cu, Reverse, attrib.PathFull, Full, bdp*11/10, 0.93, 1, 0.97), at(g.Base, Forward, attrib.SendBuffer, Full, bdp/2, 0.481, 0.527, 0.481))
+	obs := slices.Concat(ratesAt(cu, Forward, attrib.PathFull, Full, bdp*11/10, 0.979, 1), ratesAt(cu, Forward, attrib.Network, Full, bdp*7/10, 0.734),
+		ratesAt(cu, Forward, attrib.PathFull, Screen, bdp*11/10, 1, 0.99), ratesAt(bb, Forward, attrib.PathFull, Full, bdp*11/10, 0.999, 0.984),
+		ratesAt(cu, Reverse, attrib.PathFull, Full, bdp*11/10, 0.93, 1, 0.97), ratesAt(g.Base, Forward, attrib.SendBuffer, Full, bdp/2, 0.481, 0.527, 0.481))
 	st := State{Grid: g, Model: Fit(prior(false), obs, pol()), Obs: obs}
 	if got, ok := Choose(st, pol()); !ok || got != bb {
 		x, _, n := st.measured(cu, Forward)
@@ -996,24 +999,15 @@ func TestTwoModesAreJudgedByTheirMix(t *testing.T) {
 func TestSlowModeIsNoNoise(t *testing.T) {
 	g := grid(pol())
 	cu, bb := on(g, 2*bdp, 3*bdp/2, "cubic"), on(g, 2*bdp, 3*bdp/2, "bbr")
-	at := func(p Point, d Direction, l attrib.Limit, k Kind, inflight int64, xs ...float64) []Obs {
-		var out []Obs
-		for _, x := range xs {
-			o := held(p, d, k, l, x*gp)
-			o.Inflight = inflight
-			out = append(out, o)
-		}
-		return out
-	}
 	// a profile's trial that filled the path and overflowed the queue
 	// with 1.5 BDPs in flight: a shallow queue
 	overflow := held(Point{Rmem: 8 * bdp, Wmem: 6 * bdp, CC: "cubic"}, Forward, Screen, attrib.PathFull, gp)
 	overflow.Lost, overflow.Inflight = 400, bdp*3/2
 	dropped := overflow
 	dropped.Drops = true
-	base := slices.Concat(at(g.Base, Forward, attrib.SendBuffer, Full, bdp/2, 0.45, 0.5, 0.55), // a 10% spread
-		at(cu, Forward, attrib.PathFull, Full, bdp*11/10, 0.99, 1, 1), at(cu, Reverse, attrib.PathFull, Full, bdp*11/10, 0.98, 1, 1))
-	bbr := at(bb, Forward, attrib.PathFull, Full, bdp*11/10, 0.94, 0.95, 0.97, 0.96)
+	base := slices.Concat(ratesAt(g.Base, Forward, attrib.SendBuffer, Full, bdp/2, 0.45, 0.5, 0.55), // a 10% spread
+		ratesAt(cu, Forward, attrib.PathFull, Full, bdp*11/10, 0.99, 1, 1), ratesAt(cu, Reverse, attrib.PathFull, Full, bdp*11/10, 0.98, 1, 1))
+	bbr := ratesAt(bb, Forward, attrib.PathFull, Full, bdp*11/10, 0.94, 0.95, 0.97, 0.96)
 	for _, c := range []struct {
 		name string
 		obs  []Obs
@@ -1037,7 +1031,7 @@ func TestSlowModeIsNoNoise(t *testing.T) {
 	// The send buffer's share learned from a noisy trial puts cubic's
 	// buffers (1.5 BDPs of wmem) under the BDP, yet they filled the path:
 	// the slow mode holds there.
-	low := slices.Concat(obs, at(g.Base, Forward, attrib.SendBuffer, Full, bdp/2, 0.4))
+	low := slices.Concat(obs, ratesAt(g.Base, Forward, attrib.SendBuffer, Full, bdp/2, 0.4))
 	m := Fit(prior(false), low, pol())
 	if m.allows(cu, Forward) >= m.bdp() {
 		t.Fatalf("the test needs a send share that puts %d bytes of wmem under the BDP: allows %.3g, BDP %.3g", cu.Wmem, m.allows(cu, Forward), m.bdp())
