@@ -148,10 +148,11 @@ func (m Model) shallow(obs []Obs, d Direction, pol Policy) bool {
 // they do. Behind a shallow queue, until a trial shows that mode, it is
 // taken at SlowRate in one of n+2 trials, n those that filled the path
 // without it (Laplace's rule of succession), from the least buffers that
-// filled it. A pacing control that
-// overfilled is held at what those trials carried, from where it
-// overfills (their payload, or a BDP and the queue they stood in, where
-// less) to Gain + 1 BDPs.
+// filled it. A pacing control that overfilled is held at what those
+// trials carried, from where it overfills (their payload, or a BDP and
+// the queue they stood in, where less) to Gain + 1 BDPs, in their share
+// of the trials there that no buffer of this host held (the others, no
+// loss of its own, its other mode: at the edge it overfills at times).
 func (m *Model) windows(obs []Obs, pol Policy) {
 	type ck struct {
 		c string
@@ -167,18 +168,16 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		}
 	}
 	for _, o := range obs {
-		k, allows := keyOf(o), math.Inf(1)
+		k := keyOf(o)
 		f, early := fills[k]
-		if early = early && !Paces(k.c) && o.Lost == 0 && m.allows(o.Point, o.Dir) >= f; m.overfills(o, pol) {
-			over[k] = append(over[k], o)
-		} else if (early || fullAt(obs, o.Point, o.Dir, m.BothEnds)) && m.sendersHeld(o, obs, pol) && (o.Kind == Full || !Paces(k.c)) {
-			if allows = m.allows(o.Point, o.Dir); early {
-				allows = f
-			}
-		} else {
-			continue
+		switch held := m.sendersHeld(o, obs, pol) && (o.Kind == Full || !Paces(k.c)); {
+		case m.overfills(o, pol):
+			over[k], from[k] = append(over[k], o), lower(from[k], math.Inf(1))
+		case held && early && !Paces(k.c) && o.Lost == 0 && m.allows(o.Point, o.Dir) >= f:
+			from[k] = lower(from[k], f)
+		case held && fullAt(obs, o.Point, o.Dir, m.BothEnds):
+			from[k] = lower(from[k], m.allows(o.Point, o.Dir))
 		}
-		from[k] = lower(from[k], allows)
 	}
 	for k := range from {
 		l := Limit{From: from[k], Upto: math.Inf(1)}
@@ -188,10 +187,16 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		more := slices.DeleteFunc(in, func(o Obs) bool { return m.sendersHeld(o, obs, pol) || o.Rate <= l.Rate }) // what carried more
 		l.Share = float64(len(held)) / float64(len(held)+len(more))
 		if len(over[k]) > 0 {
-			l = Limit{Rate: meanRate(over[k]), Share: 1, From: math.Inf(1), Upto: (pol.Gain + 1) * m.bdp()}
+			l = Limit{Rate: meanRate(over[k]), From: math.Inf(1), Upto: (pol.Gain + 1) * m.bdp()}
 			for _, o := range over[k] {
 				l.From = min(l.From, m.allows(o.Point, o.Dir), m.bdp()+o.queued(m.IdleRTT))
 			}
+			// where it overfills: the trials that did not, no buffer of this
+			// host holding them, are its other mode
+			in = slices.DeleteFunc(slices.Clone(obs), func(o Obs) bool {
+				return keyOf(o) != k || m.allows(o.Point, o.Dir) < l.From || m.payload(o.Point, o.Dir, m.RecvShare, m.SendShare) >= l.Upto || m.ownLoss(o, pol) || o.ownBuffer(m.BothEnds) || o.Drops
+			})
+			l.Share = float64(len(over[k])) / float64(len(over[k])+len(in))
 		}
 		if m.Window[k.c] == nil {
 			m.Window[k.c] = map[At]Limit{}

@@ -84,15 +84,12 @@ func (s State) atAim(p Point, r rating, aim map[Direction]float64, best float64,
 		switch r.observed[d] {
 		case Full: // the noise lifts its fast mode, not its slow one
 			v = s.lifted(p, d, s.Model.TolN(d, r.n[d], 0, pol), pol) / s.Model.Target(d)
-			if s.outranked(p, d, pol) {
-				return false
-			}
 		case Screen:
 			a -= s.Model.TolN(d, r.n[d], 0, pol)
 		default:
 			a *= 1 - 1e-9
 		}
-		if v < a || aim[d] <= 0 {
+		if v < a || aim[d] <= 0 || r.observed[d] == Full && s.outranked(p, d, pol) {
 			return false
 		}
 	}

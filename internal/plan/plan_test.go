@@ -1157,6 +1157,50 @@ func TestOverfillHoldsDownToTheQueue(t *testing.T) {
 	}
 }
 
+// At the edge of where it overfills a pacing control does so at times:
+// the lab's BBR at 1.33 × BDP of tcp_wmem against a stock peer at 2
+// Gbit/s × 25 ms behind half a BDP carried 1699 and 1557 Mbit/s with
+// 20,155 and 38,056 retransmits and 1926 without one. The overfilling is
+// its window's limit in the share of the trials there that no buffer of
+// this host held (an event, not noise): its set's mix is short of the
+// path, so it is not at the aim of a larger send buffer's screening at
+// 98% of it, however far the baseline's scatter widens the tolerance.
+// Where every trial there overfilled, it holds in all.
+func TestOverfillIsAMode(t *testing.T) {
+	g := grid(pol())
+	edge, top := on(g, 0, bdp*4/3, "bbr"), on(g, 0, bdp*7/2, "bbr")
+	over := func(x float64, lost int64) Obs {
+		o := held(edge, Forward, Full, attrib.Network, x*gp)
+		o.Capped, o.Lost, o.Inflight = attrib.SendBuffer, lost, bdp*21/20
+		o.RTT = rtt + rtt/5
+		return o
+	}
+	fast := held(edge, Forward, Full, attrib.PathFull, gp)
+	fast.Inflight = bdp
+	wide := ratesAt(g.Base, Forward, attrib.SendBuffer, Full, bdp/2, 0.4, 0.5, 0.6) // a 20% spread
+	reverse := ratesAt(g.Base, Reverse, attrib.ReceiverWindow, Full, 0, 0.99, 1, 1)
+	screen := held(top, Forward, Screen, attrib.PathFull, 0.98*gp) // overfilling too, its buffer holding what it lost
+	screen.Inflight, screen.Lost = bdp*3/2, 2296
+	for _, c := range []struct {
+		name  string
+		set   []Obs
+		share float64
+	}{
+		{"two of three overfilled", []Obs{over(0.88, 20155), over(0.81, 38056), fast}, 2.0 / 3},
+		{"all three overfilled", []Obs{over(0.88, 20155), over(0.81, 38056), over(0.85, 30000)}, 1},
+	} {
+		obs := slices.Concat(wide, reverse, c.set, []Obs{screen})
+		st := State{Grid: g, Model: Fit(prior(false), obs, pol()), Obs: obs}
+		if w, ok := st.Model.Modes(edge, Forward); !ok || math.Abs(w.Share-c.share) > 1e-9 {
+			t.Errorf("%s: the overfilling holds %+v (%v), want in %.2f of the trials", c.name, w, ok, c.share)
+		}
+		aim := map[Direction]float64{Forward: 0.98, Reverse: 1} // the larger buffer's screening
+		if st.atAim(edge, st.rate(edge, pol()), aim, 1, pol()) {
+			t.Errorf("%s: the edge's set is at the aim of the larger buffer's screening", c.name)
+		}
+	}
+}
+
 // A full set every trial of which another's beat is apart from it
 // whatever the pooled spread: a send buffer at the lossy send need
 // scatters its own set (one loss costs a second of a trial), which
