@@ -159,8 +159,7 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		d At
 	}
 	keyOf := func(o Obs) ck { return ck{class(m.ccOf(o.Point, o.Dir)), At{o.Dir, o.Point.MTU}} }
-	// a trial that filled the path had a BDP in flight, whatever the shares say
-	filled := func(o Obs) bool { return m.allows(o.Point, o.Dir) >= m.bdp() || o.mode(m.bdp()) == attrib.PathFull }
+	filled := func(o Obs) bool { return m.allows(o.Point, o.Dir) >= m.bdp() || o.mode(m.bdp()) == attrib.PathFull } // a BDP in flight, whatever the shares say
 	from, over, fills := map[ck]float64{}, map[ck][]Obs{}, map[ck]float64{}
 	for _, x := range obs {
 		if a := min(m.allows(x.Point, x.Dir), m.bdp()); x.Kind == Full && filled(x) {
@@ -191,10 +190,8 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 			for _, o := range over[k] {
 				l.From = min(l.From, m.allows(o.Point, o.Dir), m.bdp()+o.queued(m.IdleRTT))
 			}
-			// where it overfills: the trials that did not, no buffer of this
-			// host holding them, are its other mode
-			in = slices.DeleteFunc(slices.Clone(obs), func(o Obs) bool {
-				return keyOf(o) != k || m.allows(o.Point, o.Dir) < l.From || m.payload(o.Point, o.Dir, m.RecvShare, m.SendShare) >= l.Upto || m.ownLoss(o, pol) || o.ownBuffer(m.BothEnds) || o.Drops
+			in = slices.DeleteFunc(slices.Clone(obs), func(o Obs) bool { // its other mode
+				return keyOf(o) != k || !m.within(l, o.Point, o.Dir) || m.ownLoss(o, pol) || o.ownBuffer(m.BothEnds) || o.Drops
 			})
 			l.Share = float64(len(over[k])) / float64(len(over[k])+len(in))
 		}
@@ -393,7 +390,12 @@ func (m Model) predict(p Point, d Direction) (win, caps float64) {
 // send side, the holes, which Upto counts already.
 func (m Model) window(p Point, d Direction) (Limit, bool) {
 	w, ok := at(m, m.Window[class(m.ccOf(p, d))], At{d, p.MTU})
-	return w, ok && m.allows(p, d) >= w.From && m.payload(p, d, m.RecvShare, m.SendShare) < w.Upto
+	return w, ok && m.within(w, p, d)
+}
+
+// within reports whether p's buffers in d are where limit l holds.
+func (m Model) within(l Limit, p Point, d Direction) bool {
+	return m.allows(p, d) >= l.From && m.payload(p, d, m.RecvShare, m.SendShare) < l.Upto
 }
 
 // allows is the payload the buffers of this host acting on d let in flight

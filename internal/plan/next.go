@@ -96,9 +96,8 @@ func (s State) atAim(p Point, r rating, aim map[Direction]float64, best float64,
 	return true
 }
 
-// lifted is the most p's full set in d may carry, its mean within tol (a
-// share) of the truth: its fast mode lifted by the noise, not above its
-// MTU's goodput (known without noise), less its slow mode's cost (modes).
+// lifted is the most p's full set in d may carry, its mean within tol of the truth: its
+// fast mode lifted by the noise up to its MTU's goodput, less its slow mode's cost (modes).
 func (s State) lifted(p Point, d Direction, tol float64, pol Policy) float64 {
 	xs, _ := s.trials(p, d)
 	fast, cost := s.Model.modes(p, d, xs)
