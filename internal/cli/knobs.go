@@ -12,7 +12,6 @@ import (
 	"github.com/tcptune/tcptune/internal/apply"
 	"github.com/tcptune/tcptune/internal/flagx"
 	"github.com/tcptune/tcptune/internal/show"
-	"github.com/tcptune/tcptune/internal/tune"
 	"github.com/tcptune/tcptune/internal/watch"
 )
 
@@ -103,7 +102,7 @@ func newApplyCmd() *cobra.Command {
 			if len(args) == 1 {
 				file = args[0]
 			}
-			kvs, err := tune.ReadRequest(file, sets)
+			kvs, err := apply.ReadRequest(file, sets)
 			if err != nil {
 				return err
 			}

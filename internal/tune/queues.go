@@ -31,7 +31,7 @@ func (r *runner) queueDrops() queueDrops {
 			if t.Drops == nil {
 				continue
 			}
-			if !slices.Contains(q.dirs, t.Direction) && r.res.controls(t.Direction) {
+			if !slices.Contains(q.dirs, t.Direction) && slices.Contains(r.res.Controllable, t.Direction) {
 				q.dirs = append(q.dirs, t.Direction)
 			}
 			if n := t.Drops.TxDrop + t.Drops.Qdisc; n > 0 && t.Drops.Iface != "" {

@@ -1,18 +1,11 @@
 package tune
 
 import (
-	"bufio"
 	"cmp"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/tcptune/tcptune/internal/apply"
 )
 
 // Result is everything tune found.
@@ -110,16 +103,6 @@ func (r *Result) find(id string) *Candidate {
 	return nil
 }
 
-// controls reports whether d is judged.
-func (r *Result) controls(d Direction) bool {
-	for _, x := range r.Controllable {
-		if x == d {
-			return true
-		}
-	}
-	return false
-}
-
 // medianTrial is the trial of direction d whose throughput is the
 // median (the lower middle one for an even count).
 func medianTrial(c *Candidate, d Direction) (Trial, bool) {
@@ -213,74 +196,6 @@ func (r *Result) Limits() []Limit {
 		}
 	}
 	return out
-}
-
-// ReadChoice reads a tune --json result and returns the settings of its
-// verified choice, for apply (a fleet applies one host's verified result
-// to others). A result whose choice was not kept, or that changes
-// nothing, is refused with the result's own reason.
-func ReadChoice(r io.Reader) ([]apply.KV, error) {
-	var res Result
-	dec := json.NewDecoder(io.LimitReader(r, 64<<20))
-	if err := dec.Decode(&res); err != nil {
-		return nil, fmt.Errorf("not a tune --json result: %v", err)
-	}
-	c := res.Choice()
-	switch {
-	case res.ChoiceID == "" || c == nil:
-		return nil, errors.New("a tune result without a choice")
-	case !res.Kept:
-		return nil, fmt.Errorf("the tune result kept nothing: %s", res.Why)
-	case len(c.KVs()) == 0:
-		return nil, fmt.Errorf("the tune result's choice (%s) changes nothing", c.Name)
-	}
-	return c.KVs(), nil
-}
-
-// ReadSettings reads what apply takes from a file: a tune --json result
-// (its verified choice, see ReadChoice) when it starts with "{", else
-// sysctl.conf lines (apply.Parse).
-func ReadSettings(r io.Reader) ([]apply.KV, error) {
-	br := bufio.NewReader(r)
-	for {
-		b, err := br.Peek(1)
-		if err != nil || !strings.ContainsRune(" \t\r\n", rune(b[0])) {
-			break
-		}
-		br.ReadByte()
-	}
-	if b, err := br.Peek(1); err == nil && b[0] == '{' {
-		return ReadChoice(br)
-	}
-	return apply.Parse(br)
-}
-
-// ReadRequest is what apply is asked to write: the settings of file
-// (ReadSettings; "" for none), then each --set KEY=VALUE. Its errors
-// name the file or the flag.
-func ReadRequest(file string, sets []string) ([]apply.KV, error) {
-	var kvs []apply.KV
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if kvs, err = ReadSettings(f); err != nil {
-			return nil, fmt.Errorf("%s: %v", file, err)
-		}
-	}
-	for _, s := range sets {
-		kv, err := apply.ParseSet(s)
-		if err != nil {
-			return nil, fmt.Errorf("--set: %v", err)
-		}
-		kvs = append(kvs, kv)
-	}
-	if len(kvs) == 0 {
-		return nil, errors.New("apply: give a FILE (sysctl.conf syntax) or --set KEY=VALUE")
-	}
-	return kvs, nil
 }
 
 // NotLowered is a buffer maximum the host already had above what the

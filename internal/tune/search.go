@@ -204,7 +204,7 @@ func (r *runner) screenDirs() []Direction {
 func (r *runner) uncontrolled() []Direction {
 	var out []Direction
 	for _, d := range r.o.Directions {
-		if !r.res.controls(d) {
+		if !slices.Contains(r.res.Controllable, d) {
 			out = append(out, d)
 		}
 	}
@@ -407,7 +407,7 @@ func (r *runner) peerLever(ctx context.Context, ref *Candidate) (map[Direction]p
 func (r *runner) helps(c, ref *Candidate, dirs []Direction) (float64, Direction, bool) {
 	up, down, at := 0.0, math.Inf(1), Direction("")
 	for _, d := range dirs {
-		if x, y := c.Summary[d], ref.Summary[d]; r.res.controls(d) && x.N > 0 && y.N > 0 && y.Median > 0 {
+		if x, y := c.Summary[d], ref.Summary[d]; slices.Contains(r.res.Controllable, d) && x.N > 0 && y.N > 0 && y.Median > 0 {
 			if x.Median/y.Median > up {
 				up, at = x.Median/y.Median, d
 			}

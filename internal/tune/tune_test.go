@@ -1227,7 +1227,7 @@ func TestReadSettingsFromATuneResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kvs, err := ReadSettings(strings.NewReader("\n  " + string(b)))
+	kvs, err := apply.ReadSettings(strings.NewReader("\n  " + string(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1236,13 +1236,13 @@ func TestReadSettingsFromATuneResult(t *testing.T) {
 	}
 	res.Kept, res.Why = false, "rolled back: the choice did not beat the baseline"
 	b, _ = json.Marshal(res)
-	if _, err := ReadSettings(strings.NewReader(string(b))); err == nil || !strings.Contains(err.Error(), "kept nothing: rolled back") {
+	if _, err := apply.ReadSettings(strings.NewReader(string(b))); err == nil || !strings.Contains(err.Error(), "kept nothing: rolled back") {
 		t.Errorf("a result that kept nothing: %v", err)
 	}
-	if _, err := ReadSettings(strings.NewReader("{garbage")); err == nil || !strings.Contains(err.Error(), "not a tune --json result") {
+	if _, err := apply.ReadSettings(strings.NewReader("{garbage")); err == nil || !strings.Contains(err.Error(), "not a tune --json result") {
 		t.Errorf("garbage: %v", err)
 	}
-	kvs, err = ReadSettings(strings.NewReader("# advise\nnet.ipv4.tcp_rmem = 4096 131072 12582912\n"))
+	kvs, err = apply.ReadSettings(strings.NewReader("# advise\nnet.ipv4.tcp_rmem = 4096 131072 12582912\n"))
 	if err != nil || len(kvs) != 1 || kvs[0].Key != "net.ipv4.tcp_rmem" {
 		t.Errorf("sysctl lines: %v %v", kvs, err)
 	}
