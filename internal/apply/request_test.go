@@ -30,4 +30,3 @@ func TestReadRequest(t *testing.T) {
 		}
 	}
 }
-
