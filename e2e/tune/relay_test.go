@@ -183,10 +183,10 @@ func TestTrialAgainstRelay(t *testing.T) {
 // receiver) and tcptune serve. BBR keeps the rate at the goodput
 // through 0.5% loss, where the release shows.
 func TestTrialIntervalsOnALossyPath(t *testing.T) {
-	heavy(t)
+	light(t) // 100 Mbit/s on its own link: beside the heavy test of the moment
 	bin := setup(t)
 	const name = "tt-tloss"
-	if out, errOut, err := testutil.Run(t, time.Minute, bin, "lab", "up", name, "--rate", "200mbit", "--rtt", "20ms", "--loss", "0.5%", "--seed", "7"); err != nil {
+	if out, errOut, err := testutil.Run(t, time.Minute, bin, "lab", "up", name, "--rate", "100mbit", "--rtt", "20ms", "--loss", "0.5%", "--seed", "7"); err != nil {
 		t.Fatalf("lab up: %v\n%s%s", err, out, errOut)
 	}
 	t.Cleanup(func() { exec.Command(bin, "lab", "down", name).Run() })
@@ -194,7 +194,7 @@ func TestTrialIntervalsOnALossyPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goodput := 200e6 * 1448 / 1500
+	goodput := 100e6 * 1448 / 1500
 	for _, srv := range [][]string{{bin, "serve", "-p", "5201"}, {testutil.NeedIperf3(t), "-s", "-p", "5202"}} {
 		p := testutil.Start(t, bin, append([]string{"lab", "exec", name, "b", "--"}, srv...)...)
 		port := 5201

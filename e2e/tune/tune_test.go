@@ -505,10 +505,17 @@ func TestTunePeerIperf3Apply(t *testing.T) {
 }
 
 // Without --apply, and when a write fails, the namespace ends with its
-// starting values.
+// starting values. On a link of 50 Mbit/s × 50 ms (a 312 KB BDP) whose
+// end a has tcp_rmem and tcp_wmem maxima of 128 KiB, both directions are
+// short of the path: the search sets candidates, and restores after each.
 func TestTunePeerRestores(t *testing.T) {
-	heavy(t)
-	p := newPeerLab(t, "tt-tfail", testutil.Binary(t), "serve", "-p", "5201")
+	light(t) // a low rate on its own link: beside the heavy test of the moment
+	p := newPeerLabOn(t, "tt-tfail", []string{"--rate", "50mbit", "--rtt", "50ms"}, testutil.Binary(t), "serve", "-p", "5201")
+	for _, c := range [][]string{{p.ns, "net.ipv4.tcp_rmem=4096 16384 131072"}, {p.ns, "net.ipv4.tcp_wmem=4096 16384 131072"}, {"tcptune-tt-tfail-b", "net.ipv4.tcp_wmem=4096 16384 33554432"}} {
+		if o, err := exec.Command("ip", "netns", "exec", c[0], "sysctl", "-w", c[1]).CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, o)
+		}
+	}
 	keys := []string{"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.ipv4.tcp_sack", "net.ipv4.tcp_notsent_lowat"}
 	start := map[string]string{}
 	for _, k := range keys {
@@ -524,26 +531,22 @@ func TestTunePeerRestores(t *testing.T) {
 			t.Errorf("%s: %d backups left", what, len(entries))
 		}
 	}
-	out, errOut, err := p.tune("tt-tfail", nil, "--direction", "reverse", "--trials", "2", "--time", "1", "--compare=none")
+	out, errOut, err := p.tune("tt-tfail", nil, "--direction", "reverse", "--rate", "50mbit", "--trials", "2", "--time", "1", "--compare=none")
 	if err != nil {
 		t.Fatalf("tune --peer -R: %v\n%s\n%s", err, out, errOut)
 	}
-	if !strings.Contains(out, "reverse: before ") || !strings.Contains(out, "CANDIDATE") {
+	// The search set a point of its own (its candidates' rows say what
+	// their trials reached).
+	if !strings.Contains(out, "reverse: before ") || !strings.Contains(out, "CANDIDATE") || !regexp.MustCompile(`(screened|full set|chosen): `).MatchString(out) {
 		t.Errorf("report:\n%s", out)
 	}
 	check("after tune without --apply")
-	// The first candidate's second write fails: tune stops, restores,
-	// and says so. With this end's tcp_rmem and tcp_wmem both small and
-	// the peer's send buffer large, the first step raises both.
-	for _, c := range [][]string{{p.ns, "net.ipv4.tcp_rmem=4096 131072 2097152"}, {"tcptune-tt-tfail-b", "net.ipv4.tcp_wmem=4096 16384 33554432"}} {
-		if o, err := exec.Command("ip", "netns", "exec", c[0], "sysctl", "-w", c[1]).CombinedOutput(); err != nil {
-			t.Fatalf("%v\n%s", err, o)
-		}
-	}
-	start["net.ipv4.tcp_rmem"] = p.sysctl("net.ipv4.tcp_rmem")
-	// The fault is injected through apply's package API (BeforeWrite),
-	// so tune runs in this process, dialling from end a as the binary
-	// does under "lab exec".
+	// The first candidate's second write fails (with both directions
+	// short, each candidate sets more than one key: both buffers, or a
+	// reference profile's):
+	// tune stops, restores, and says so. The fault is injected through
+	// apply's package API (BeforeWrite), so tune runs in this process,
+	// dialling from end a as the binary does under "lab exec".
 	peerOut, _, err := testutil.Run(t, 10*time.Second, p.bin, "lab", "exec", "tt-tfail", "a", "--", "sh", "-c", "echo $TCPTUNE_PEER")
 	if err != nil {
 		t.Fatal(err)
@@ -559,7 +562,7 @@ func TestTunePeerRestores(t *testing.T) {
 	})
 	env.Namespaces, env.Measurer.NetNS = []string{p.ns}, p.ns
 	var progress strings.Builder
-	_, err = tune.Run(context.Background(), env, tune.Options{Rate: 1e9, Trials: 2, Time: time.Second}, tune.NewPrinter(&progress, false))
+	_, err = tune.Run(context.Background(), env, tune.Options{Rate: 50e6, Trials: 2, Time: time.Second}, tune.NewPrinter(&progress, false))
 	if err == nil || !strings.Contains(err.Error(), "injected failure") {
 		t.Errorf("tune with a failing write: %v\n%s", err, progress.String())
 	}
