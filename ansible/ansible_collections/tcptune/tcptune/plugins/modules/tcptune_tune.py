@@ -41,6 +41,12 @@ options:
       - How the reference profiles are measured - short (one short trial each, the default),
         full (every direction) or none (listed, unmeasured - a quicker run).
     type: str
+  budget:
+    description:
+      - Trial seconds the search may spend, the baseline's included (tune's --budget; 10..3600;
+        default 180, 240 at an RTT of 500 ms or more). A smaller one makes a quicker canary that
+        screens fewer points.
+    type: float
   binary:
     description: Path of tcptune on the host (default - found on PATH).
     type: str
@@ -61,6 +67,7 @@ def main():
             trials=dict(type="int"),
             direction=dict(type="str", choices=["both", "forward", "reverse"]),
             compare=dict(type="str", choices=["short", "full", "none"]),
+            budget=dict(type="float"),
             binary=dict(type="str"),
         ),
         supports_check_mode=True,
@@ -79,6 +86,8 @@ def main():
         args += ["--direction", p["direction"]]
     if p["compare"]:
         args.append("--compare=" + p["compare"])
+    if p["budget"]:
+        args += ["--budget", p["budget"]]
     res = run(module, args)
     changed = bool(res.get("kept")) if module.check_mode or not p["apply"] else bool(res.get("applied"))
     module.exit_json(changed=changed, kept=res.get("kept"), applied=res.get("applied"), choice=res.get("choice"),
