@@ -63,7 +63,6 @@ type Limit struct {
 func Fit(pr Prior, obs []Obs, pol Policy) Model {
 	m := Model{Prior: pr, Send: map[string]float64{}, Ceiling: map[At]float64{}, MSS: map[int]int{},
 		Window: map[string]map[At]Limit{lossBased: {}}, Spread: spreads(obs, pr), Dropped: map[DropKey][]Obs{}}
-	best, beyond := map[At]float64{}, map[At]bool{}
 	idle := pr.IdleRTT.Seconds()
 	m.Loss = lossFloor(obs)
 	for _, o := range obs {
@@ -91,17 +90,20 @@ func Fit(pr Prior, obs []Obs, pol Policy) Model {
 		}
 	}
 	// What no buffer lifts (the peer's side, a core) is learned from full
-	// sets where it held every trial: the best one's mean (where a trial
-	// carried more, the set shows a control's two modes: see windows).
-	for _, set := range fullSets(obs, pr.BothEnds) {
+	// sets where it held every trial, and from as many screenings as a
+	// full set has that it held in a direction at an MTU, wherever their
+	// buffers were: the best set's mean (where a trial carried more, the
+	// set shows a control's two modes: see windows).
+	screened := groups(obs, func(o Obs) (At, bool) { return At{o.Dir, o.Point.MTU}, o.Kind == Screen && m.beyond(o) })
+	sets, best := append(fullSets(obs, pr.BothEnds), slices.DeleteFunc(screened, func(s []Obs) bool { return len(s) < pol.Trials })...), map[At]float64{}
+	for _, set := range sets {
 		d := At{set[0].Dir, set[0].Point.MTU}
-		best[d] = max(best[d], meanRate(set))
-		beyond[d] = beyond[d] || !slices.ContainsFunc(set, func(x Obs) bool { return !m.beyond(x) })
-	}
-	for d := range beyond {
-		if beyond[d] {
-			m.Ceiling[d] = best[d]
+		if best[d] = max(best[d], meanRate(set)); !slices.ContainsFunc(set, func(x Obs) bool { return !m.beyond(x) }) {
+			m.Ceiling[d] = 0 // held every trial: its figure below
 		}
+	}
+	for d := range m.Ceiling {
+		m.Ceiling[d] = best[d]
 	}
 	m.windows(obs, pol)
 	return m

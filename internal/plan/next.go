@@ -109,10 +109,6 @@ func (s State) lifted(p Point, d Direction, tol float64, pol Policy) float64 {
 // host's tcp_rmem is the baseline's whatever it sends).
 func (s State) FullAt(p Point, d Direction) bool { return fullAt(s.Obs, p, d, s.Model.BothEnds) }
 
-func fullAt(obs []Obs, p Point, d Direction, both bool) bool {
-	return slices.ContainsFunc(obs, func(o Obs) bool { return o.Dir == d && o.Kind == Full && o.Point.key(d, both) == p.key(d, both) })
-}
-
 // Next is what to measure next: the cheapest point the model rates at the
 // aim in every direction this host controls, screened where only predicted,
 // given its full set where measured at it (a screening short of it whose

@@ -169,18 +169,22 @@ func fullSets(obs []Obs, bothEnds bool) [][]Obs {
 		p Point
 		d Direction
 	}
-	idx := map[k]int{}
+	return groups(obs, func(o Obs) (k, bool) { return k{o.Point.key(o.Dir, bothEnds), o.Dir}, o.Kind == Full })
+}
+
+// groups are the observations key keeps, grouped by their key, each
+// sorted by rate, in the order of their first.
+func groups[K comparable](obs []Obs, key func(Obs) (K, bool)) [][]Obs {
+	idx := map[K]int{}
 	var out [][]Obs
 	for _, o := range obs {
-		if o.Kind != Full {
+		x, ok := key(o)
+		if !ok {
 			continue
 		}
-		x := k{o.Point.key(o.Dir, bothEnds), o.Dir}
-		i, ok := idx[x]
-		if !ok {
-			i = len(out)
-			idx[x] = i
-			out = append(out, nil)
+		i, seen := idx[x]
+		if !seen {
+			i, idx[x], out = len(out), len(out), append(out, nil)
 		}
 		out[i] = append(out[i], o)
 	}
@@ -188,6 +192,11 @@ func fullSets(obs []Obs, bothEnds bool) [][]Obs {
 		slices.SortStableFunc(s, func(a, b Obs) int { return cmpFloat(a.Rate, b.Rate) })
 	}
 	return out
+}
+
+// fullAt reports whether obs hold a full set at p's key in d.
+func fullAt(obs []Obs, p Point, d Direction, both bool) bool {
+	return slices.ContainsFunc(obs, func(o Obs) bool { return o.Dir == d && o.Kind == Full && o.Point.key(d, both) == p.key(d, both) })
 }
 
 func meanRate(set []Obs) float64 { return mean(rates(set)) }

@@ -170,6 +170,36 @@ func TestFit(t *testing.T) {
 	}
 }
 
+// What no buffer lifts is one figure per direction and MTU, whatever the
+// buffers: a full set's count of screenings it held there, at any points,
+// teaches it as a full set does; fewer, or held by this host's own
+// buffer, or at another MTU, do not.
+func TestScreeningsTeachACeiling(t *testing.T) {
+	at := func(r, w int64, mtu int) Point { return Point{Rmem: r * mib, Wmem: w * mib, CC: "cubic", MTU: mtu} }
+	core := func(p Point, x float64) Obs { return held(p, Forward, Screen, attrib.CPU, x) }
+	for _, c := range []struct {
+		name string
+		obs  []Obs
+		want map[At]float64
+	}{
+		{"three held by a core at three points", []Obs{core(at(8, 6, 0), 0.49*gp), core(at(10, 8, 0), 0.5*gp), core(at(12, 8, 0), 0.51*gp)}, map[At]float64{{Forward, 0}: 0.5 * gp}},
+		{"two", []Obs{core(at(8, 6, 0), 0.49*gp), core(at(10, 8, 0), 0.5*gp)}, map[At]float64{}},
+		{"one at another MTU", []Obs{core(at(8, 6, 0), 0.49*gp), core(at(10, 8, 0), 0.5*gp), core(at(12, 8, 9000), 0.8*gp)}, map[At]float64{}},
+		{"one held by this host's send buffer", []Obs{core(at(8, 6, 0), 0.49*gp), core(at(10, 8, 0), 0.5*gp), held(at(1, 1, 0), Forward, Screen, attrib.SendBuffer, 0.2*gp)}, map[At]float64{}},
+		{"a full set's better figure there", append([]Obs{core(at(8, 6, 0), 0.49*gp), core(at(10, 8, 0), 0.5*gp), core(at(12, 8, 0), 0.51*gp)}, full(at(16, 16, 0), Forward, attrib.Network, 0.6*gp)...), map[At]float64{{Forward, 0}: 0.6 * gp}},
+	} {
+		m := Fit(prior(false), c.obs, pol())
+		if len(m.Ceiling) != len(c.want) {
+			t.Errorf("%s: ceilings %v, want %v", c.name, m.Ceiling, c.want)
+		}
+		for a, w := range c.want {
+			if math.Abs(m.Ceiling[a]-w) > 1e-6*gp {
+				t.Errorf("%s: ceiling at %v %.4g, want %.4g", c.name, a, m.Ceiling[a], w)
+			}
+		}
+	}
+}
+
 // Next screens the cheapest point the model predicts reaches the target
 // (in the lab one direction screens for both), gives a point that
 // reached it its full set, and is done when that set is on the aim.
