@@ -285,7 +285,7 @@ func (r *runner) pointCandidate(p plan.Point, g plan.Grid, m plan.Model) *Candid
 		why[k.key] = fmt.Sprintf("%s: the cheapest rung at which the model (buffer share %.2f, %s) carries the target (%s) with the noise as headroom",
 			r.multiple(k.v), share, src, strings.Join(dirs, ", "))
 	}
-	c := r.candidate(point{p.Rmem, p.Wmem}, why)
+	c := r.candidate(p.Rmem, p.Wmem, why)
 	if p.CC != g.Default {
 		c.Congestion, c.Name = p.CC, c.Name+" with "+p.CC
 	}

@@ -19,9 +19,6 @@ import (
 
 func bdp(rate float64, rtt time.Duration) int64 { return window.BDP(rate, rtt) }
 
-// point is a pair of buffer maxima, the search's coordinates.
-type point struct{ R, W int64 }
-
 // knob names which buffer limits a direction and whose it is.
 type knob struct {
 	key  string // tcp_rmem or tcp_wmem
@@ -147,16 +144,17 @@ func (r *runner) multiple(v int64) string {
 	return strconv.FormatFloat(math.Round(float64(v)/float64(max(r.res.BDP, 1))*100)/100, 'f', -1, 64) + " × BDP"
 }
 
-// candidate builds the search's candidate at p: the keys that differ
-// from the current settings, with the current min and default kept.
-func (r *runner) candidate(p point, why map[string]string) *Candidate {
+// candidate builds the search's candidate at buffer maxima rmem and
+// wmem: the keys that differ from the current settings, with the current
+// min and default kept.
+func (r *runner) candidate(rmem, wmem int64, why map[string]string) *Candidate {
 	r.seq++
 	c := &Candidate{ID: fmt.Sprintf("search-%d", r.seq), Origin: OriginSearch}
 	var names, sizes []string
 	for _, k := range []struct {
 		key string
 		v   int64
-	}{{keyRmem, p.R}, {keyWmem, p.W}} {
+	}{{keyRmem, rmem}, {keyWmem, wmem}} {
 		cur := strings.Fields(r.current[k.key])
 		if len(cur) != 3 {
 			continue
