@@ -23,10 +23,10 @@ import (
 // hold (BBR paces its bursts: a packet its verification's trial drops
 // at the ring, as one in a CI run did, leaves the flow at the path).
 //
-// Not parallel: it asserts rates, which another test's relay beside it
-// could cost.
+// Alone: it asserts rates (the path filled, within 3%), which another
+// test's relay beside it could cost.
 func TestTuneLabTransmitQueue(t *testing.T) {
-	heavy(t)
+	heavyAlone(t)
 	bin := setup(t)
 	out, errOut, err := testutil.Run(t, 5*time.Minute, bin, "tune", "--lab", "--name", "tt-ttxq", "--rate", "1gbit", "--rtt", "20ms",
 		"--txqueuelen", "8", "-C", "cubic", "--time", "1", "--trials", "2", "--direction", "forward", "--json", "--compare=none")
