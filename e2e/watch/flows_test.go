@@ -270,6 +270,11 @@ func TestFlowVerdictsOfADownload(t *testing.T) {
 			sa, _ := wa.stop(t)
 			sb, _ := wb.stop(t)
 			sent, recv := sb.group(t, "sent"), sa.group(t, "received")
+			defer func() {
+				if t.Failed() {
+					t.Logf("end a's watch:\n%s\nend b's watch:\n%s", wa.out.String(), wb.out.String())
+				}
+			}()
 			t.Logf("curl %.0f Mbit/s; sent %+v %+v; received %+v %+v", median(before)/1e6, sent, sent.Advice, recv, recv.Advice)
 			var apply *flowGroup
 			for _, e := range []struct {
