@@ -208,7 +208,7 @@ func TestBaseline(t *testing.T) {
 						trials = append(trials, fmt.Sprintf("  %s %s: %.3g %s (capped %s) retrans %d inflight %d", c.Name, tr.Direction, tr.BitsPerSecond, tr.Limit, tr.Capped, tr.Retransmits, tr.Inflight))
 					}
 				}
-				t.Logf("%s, seed %d: truth %+v\noracle %+v\nfinal %v cc %q: %+v\nkept %v: %s\nslow mode seen %v\n%s\n%s", s.Name, seed, e.t, o, final, cc, sc, res.Kept, res.Why, slowSeen, strings.Join(res.Steps, "\n"), strings.Join(trials, "\n"))
+				t.Logf("%s, seed %d (%.0f trial-seconds): truth %+v\noracle %+v\nfinal %v cc %q: %+v\nkept %v: %s\nslow mode seen %v\n%s\n%s", s.Name, seed, e.TrialSeconds, e.t, o, final, cc, sc, res.Kept, res.Why, slowSeen, strings.Join(res.Steps, "\n"), strings.Join(trials, "\n"))
 			}
 			worst, mem, secs = append(worst, sc.Worst), append(mem, sc.Memory), append(secs, e.TrialSeconds)
 			if res.Kept {
