@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tcptune/tcptune/internal/lab"
 	"github.com/tcptune/tcptune/internal/testutil"
 )
 
@@ -131,47 +130,6 @@ func (l *labT) statsAfter(name string, at time.Time) linkInfo {
 			l.t.Fatal("the relay published no counters")
 		}
 		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// relayStats is link name's counters as the relay published them after
-// at.
-func (l *labT) relayStats(name string, at time.Time) lab.Stats {
-	l.t.Helper()
-	for i := 0; ; i++ {
-		if s, err := lab.ReadStats(name); err == nil && s.Updated.After(at) {
-			return s
-		}
-		if i == 100 {
-			l.t.Fatal("the relay published no counters")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// unlessBehind runs measure, and again (three runs at most) while it
-// failed with link name's relay behind the lab's accuracy target
-// (lab.Faithful, at the link's RTT rtt): this machine, busy elsewhere,
-// was measured then, not the link. The error is the last run's, with the
-// relay's lateness where it fell behind.
-func (l *labT) unlessBehind(name string, rtt time.Duration, measure func() error) error {
-	l.t.Helper()
-	for try := 0; ; try++ {
-		before := l.relayStats(name, time.Time{})
-		err := measure()
-		if err == nil {
-			return nil
-		}
-		behind := l.relayStats(name, time.Now()).Since(before).Behind()
-		if lab.Faithful(behind, rtt) {
-			return err
-		}
-		var b strings.Builder
-		lab.WriteBehind(&b, "link "+name, behind, rtt)
-		if try == 2 {
-			return fmt.Errorf("%w (%s)", err, strings.TrimSpace(b.String()))
-		}
-		l.t.Logf("%v; measuring again: %s", err, strings.TrimSpace(b.String()))
 	}
 }
 
@@ -470,7 +428,7 @@ func TestAsymmetricLink(t *testing.T) {
 		args []string
 		rate float64
 	}{{"a→b", nil, 200e6}, {"b→a (-R)", []string{"-R"}, 20e6}} {
-		err := l.unlessBehind(name, 20*time.Millisecond, func() error {
+		err := testutil.UnlessBehind(t, name, 20*time.Millisecond, func() error {
 			out := l.must(append([]string{"lab", "exec", name, "a", "--", iperf3, "-c", info.AddrB, "-t", "3", "-O", "1", "-C", "cubic", "-J"}, c.args...)...)
 			var d struct {
 				End struct {
@@ -493,7 +451,7 @@ func TestAsymmetricLink(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	err := l.unlessBehind(name, 20*time.Millisecond, func() error { // the relay's lateness adds to the RTT
+	err := testutil.UnlessBehind(t, name, 20*time.Millisecond, func() error { // the relay's lateness adds to the RTT
 		out := l.must("lab", "exec", name, "a", "--", l.bin, "ping", info.AddrB, "-p", "5201", "-c", "5", "-i", "20ms")
 		if m := median(pingRTTs(out)); m < 20 || m > 21.5 {
 			return fmt.Errorf("connect RTT %.2f ms, want the one-way delays' 20 ms", m)
@@ -537,7 +495,7 @@ func TestReordering(t *testing.T) {
 			Verdict string `json:"verdict"`
 		}
 	)
-	err := l.unlessBehind(name, 20*time.Millisecond, func() error {
+	err := testutil.UnlessBehind(t, name, 20*time.Millisecond, func() error {
 		before := counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPSACKReorder")
 		hystart := counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPHystartDelayDetect")
 		atCwnd := counter(l, name, "/proc/net/netstat", "TcpExt:", "TCPHystartDelayCwnd")
@@ -678,7 +636,7 @@ func TestRateTrace(t *testing.T) {
 		args []string
 		want float64
 	}{{"a→b", []string{"-b", "200M", "-t", "4"}, 60e6}, {"b→a", []string{"-b", "30M", "-t", "3", "-R"}, 12e6}} {
-		err := l.unlessBehind(name, 20*time.Millisecond, func() error {
+		err := testutil.UnlessBehind(t, name, 20*time.Millisecond, func() error {
 			before := l.statsAfter(name, time.Time{})
 			_, d := l.bench(name, before.AddrB, append([]string{"-u"}, tc.args...)...)
 			after := l.statsAfter(name, time.Now().Add(100*time.Millisecond))

@@ -178,7 +178,7 @@ func TestVerdictMatrix(t *testing.T) {
 				var v verdictJSON
 				var grade string
 				var d map[string]any
-				l.unlessBehind(link, 20*time.Millisecond, func() error {
+				testutil.UnlessBehind(t, link, 20*time.Millisecond, func() error {
 					d, grade = l.benchDoc(link, addrB, ports[i], c.args), ""
 					var ok bool
 					if v, ok = graded(d, c.dir); ok {

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -260,74 +261,91 @@ func TestFlowVerdictsOfADownload(t *testing.T) {
 			if c.ns != "" {
 				l.sysctl(c.ns, c.key, c.value)
 			}
-			l.quiet() // the last case's download has ended
-			wa, wb := l.watch(l.nsA), l.watch(l.nsB)
-			var before []float64
-			for range 2 {
-				before = append(before, l.curl(c.port, "big"))
+			// Measured again where the relay fell behind: its lateness
+			// then reads as a queue on the path.
+			type applied struct {
+				g   flowGroup
+				out []byte // its end's watch output
 			}
-			l.quiet() // a flow ends when its FIN exchange does
-			sa, _ := wa.stop(t)
-			sb, _ := wb.stop(t)
-			sent, recv := sb.group(t, "sent"), sa.group(t, "received")
-			defer func() {
-				if t.Failed() {
-					t.Logf("end a's watch:\n%s\nend b's watch:\n%s", wa.out.String(), wb.out.String())
+			var before []float64
+			var apply *applied
+			err := testutil.UnlessBehind(t, flowLink, 20*time.Millisecond, func() error {
+				l.quiet() // the last case's download has ended
+				wa, wb := l.watch(l.nsA), l.watch(l.nsB)
+				before = nil
+				for range 2 {
+					before = append(before, l.curl(c.port, "big"))
 				}
-			}()
-			t.Logf("curl %.0f Mbit/s; sent %+v %+v; received %+v %+v", median(before)/1e6, sent, sent.Advice, recv, recv.Advice)
-			var apply *flowGroup
-			for _, e := range []struct {
-				end  string
-				g    flowGroup
-				verd []string
-				adv  string
-			}{{"sending", sent, c.sentVerd, c.sentAdv}, {"receiving", recv, c.recvVerd, c.recvAdv}} {
-				if e.g.Flows != 2 || e.g.Judged != 2 || !slices.Contains(e.verd, e.g.Verdict) {
-					t.Errorf("%s host: %+v, want 2 flows judged %v", e.end, e.g, e.verd)
+				l.quiet() // a flow ends when its FIN exchange does
+				sa, _ := wa.stop(t)
+				sb, _ := wb.stop(t)
+				sent, recv := sb.group(t, "sent"), sa.group(t, "received")
+				t.Logf("curl %.0f Mbit/s; sent %+v %+v; received %+v %+v", median(before)/1e6, sent, sent.Advice, recv, recv.Advice)
+				var errs []error
+				apply = nil
+				for _, e := range []struct {
+					end  string
+					w    *flowWatch
+					g    flowGroup
+					verd []string
+					adv  string
+				}{{"sending", wb, sent, c.sentVerd, c.sentAdv}, {"receiving", wa, recv, c.recvVerd, c.recvAdv}} {
+					if e.g.Flows != 2 || e.g.Judged != 2 || !slices.Contains(e.verd, e.g.Verdict) {
+						errs = append(errs, fmt.Errorf("%s host: %+v, want 2 flows judged %v", e.end, e.g, e.verd))
+					}
+					if e.g.Verdict == "unknown" && !slices.Contains(e.g.RuledOut, "receiver-window") {
+						errs = append(errs, fmt.Errorf("%s host: %+v: want the receiver's window ruled out", e.end, e.g))
+					}
+					got := ""
+					if a := e.g.Advice; a != nil {
+						got = a.Key + "@" + a.Host
+					}
+					if got != e.adv {
+						errs = append(errs, fmt.Errorf("%s host's advice %q, want %q", e.end, got, e.adv))
+					}
+					if strings.HasSuffix(got, "@this host") && strings.HasPrefix(got, "net.") {
+						apply = &applied{g: e.g, out: e.w.out.Bytes()}
+					}
 				}
-				if e.g.Verdict == "unknown" && !slices.Contains(e.g.RuledOut, "receiver-window") {
-					t.Errorf("%s host: %+v: want the receiver's window ruled out", e.end, e.g)
+				if err := errors.Join(errs...); err != nil {
+					return fmt.Errorf("%w\nend a's watch:\n%s\nend b's watch:\n%s", err, wa.out.String(), wb.out.String())
 				}
-				got := ""
-				if a := e.g.Advice; a != nil {
-					got = a.Key + "@" + a.Host
-				}
-				if got != e.adv {
-					t.Errorf("%s host's advice %q, want %q", e.end, got, e.adv)
-				}
-				if strings.HasSuffix(got, "@this host") && strings.HasPrefix(got, "net.") {
-					apply = &e.g
-				}
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
 			}
 			if apply == nil || t.Failed() {
 				return
 			}
 			// Apply it as printed, on the host it names.
 			ns := l.nsB
-			if apply.Role == "received" {
+			if apply.g.Role == "received" {
 				ns = l.nsA
 			}
-			args := append([]string{"netns", "exec", ns, "sh", "-c"}, strings.TrimPrefix(apply.Advice.Command, "sudo "))
+			adv := apply.g.Advice
+			args := append([]string{"netns", "exec", ns, "sh", "-c"}, strings.TrimPrefix(adv.Command, "sudo "))
 			if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-				t.Fatalf("%s: %v %s", apply.Advice.Command, err, out)
+				t.Fatalf("%s: %v %s", adv.Command, err, out)
 			}
 			// advise reads the saved run back to the same value.
 			saved := filepath.Join(t.TempDir(), "flows.json")
-			w := wb
-			if ns == l.nsA {
-				w = wa
-			}
-			os.WriteFile(saved, w.out.Bytes(), 0o644)
+			os.WriteFile(saved, apply.out, 0o644)
 			conf, err := exec.Command(l.bin, "advise", "--flows", saved, "--format", "sysctl").Output()
-			want := fmt.Sprintf("%s = %d %d %d", apply.Advice.Key, apply.Advice.Values[0], apply.Advice.Values[1], apply.Advice.Values[2])
+			want := fmt.Sprintf("%s = %d %d %d", adv.Key, adv.Values[0], adv.Values[1], adv.Values[2])
 			if err != nil || !strings.Contains(string(conf), "\n"+want+"\n") {
 				t.Errorf("advise --flows: %v, want %q in\n%s", err, want, conf)
 			}
-			after := l.curl(c.port, "big")
-			t.Logf("after %q: curl %.0f Mbit/s", apply.Advice.Command, after/1e6)
-			if after < 1.3*median(before) {
-				t.Errorf("the advice lifted curl from %.0f to %.0f Mbit/s only", median(before)/1e6, after/1e6)
+			err = testutil.UnlessBehind(t, flowLink, 20*time.Millisecond, func() error {
+				after := l.curl(c.port, "big")
+				t.Logf("after %q: curl %.0f Mbit/s", adv.Command, after/1e6)
+				if after < 1.3*median(before) {
+					return fmt.Errorf("the advice lifted curl from %.0f to %.0f Mbit/s only", median(before)/1e6, after/1e6)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
 			}
 		})
 	}
