@@ -278,7 +278,7 @@ func (m Model) mix(p Point, d Direction, xs []float64) float64 {
 // mode costs it at the class's share (0: one mode).
 func (m Model) modes(p Point, d Direction, xs []float64) (fast, cost float64) {
 	w, ok := m.window(p, d)
-	hi := slices.DeleteFunc(slices.Clone(xs), func(x float64) bool { return x <= w.Rate })
+	hi := slices.DeleteFunc(slices.Clone(xs), func(x float64) bool { return x <= w.Fast })
 	if !ok || w.Share >= 1 || len(hi) == 0 {
 		return mean(xs), 0
 	}

@@ -1304,3 +1304,28 @@ func TestAPacingScreeningItsFullSetRefutedTeachesNoWindow(t *testing.T) {
 		t.Errorf("next %+v (done %v, %v): want a point with more send buffer than %d (window limits %+v)", a.Point, a.Done, a.Why, at.Wmem, m.Window)
 	}
 }
+
+// A trial carried more than a congestion window's limit, and so shows
+// the control's other mode, only where it is above the limit's rate
+// beyond the noise: a pacing control held at 0.6 of the path at every
+// buffer (a short trial on a long path, a flow sharing it), whose
+// trials at a larger send buffer read it a few percent higher and named
+// that buffer, has one mode, and a still larger buffer is predicted at
+// it, not at a mix with the path.
+func TestAModeIsApartFromTheLimitBeyondTheNoise(t *testing.T) {
+	g := grid(pol())
+	lo, hi, top := on(g, 0, bdp*3/2, "bbr"), on(g, 0, bdp*2, "bbr"), on(g, 0, bdp*3, "bbr")
+	obs := slices.Concat(ratesAt(lo, Forward, attrib.Network, Full, bdp*6/10, 0.59, 0.6, 0.61),
+		ratesAt(hi, Forward, attrib.SendBuffer, Full, bdp*6/10, 0.6, 0.62, 0.63),
+		ratesAt(g.Base, Reverse, attrib.ReceiverWindow, Full, 0, 0.99, 1, 1))
+	pr := prior(false)
+	pr.Default = "bbr"
+	m := Fit(pr, obs, pol())
+	w, ok := m.Modes(top, Forward)
+	if !ok || w.Share != 1 {
+		t.Fatalf("the window's limit at %d of send buffer: %+v (%v), want it in every trial", top.Wmem, w, ok)
+	}
+	if x := m.Predict(top, Forward); x > 0.61*(1+pol().MinTol)*gp {
+		t.Errorf("predicted %.3g at %d of send buffer, want the limit's %.3g", x, top.Wmem, w.Rate)
+	}
+}
