@@ -51,10 +51,9 @@ type DropKey struct {
 }
 
 // Limit is a congestion window's limit: the rate of the trials it held,
-// the share of trials it held (the others carried more, above Fast, the
-// rate beyond the noise: a control's two modes deliver their mix), and
-// the payload in flight the buffers allow (bytes) from which it holds
-// and up to which (+Inf: no more buffer lifts it).
+// the share it held (the others carried more, above Fast: a control's two
+// modes deliver their mix), and the payload in flight the buffers allow
+// (bytes) from which it holds and up to which (+Inf: no more buffer lifts it).
 type Limit struct {
 	Rate, Fast, Share, From, Upto float64
 }
@@ -184,12 +183,11 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 		l := Limit{From: from[k], Upto: math.Inf(1)}
 		in := slices.DeleteFunc(slices.Clone(obs), func(o Obs) bool { return keyOf(o) != k || m.dropHeld(o, pol) || m.allows(o.Point, o.Dir) < l.From })
 		held := slices.DeleteFunc(slices.Clone(in), func(o Obs) bool { return !m.sendersHeld(o, obs, pol) }) // what the sender's side held
-		l.Rate, l.Fast = meanRate(held), meanRate(held)*(1+m.TolN(k.d.Dir, 1, 1, pol))
+		l.Rate, l.Fast = meanRate(held), m.fast(meanRate(held), k.d.Dir, pol)
 		more := slices.DeleteFunc(in, func(o Obs) bool { return m.sendersHeld(o, obs, pol) || o.Rate <= l.Fast }) // what carried more
 		l.Share = float64(len(held)) / float64(len(held)+len(more))
 		if len(over[k]) > 0 {
-			l = Limit{Rate: meanRate(over[k]), From: math.Inf(1), Upto: (pol.Gain + 1) * m.bdp()}
-			l.Fast = l.Rate * (1 + m.TolN(k.d.Dir, 1, 1, pol))
+			l = Limit{Rate: meanRate(over[k]), Fast: m.fast(meanRate(over[k]), k.d.Dir, pol), From: math.Inf(1), Upto: (pol.Gain + 1) * m.bdp()}
 			for _, o := range over[k] {
 				l.From = min(l.From, m.allows(o.Point, o.Dir), m.bdp()+o.queued(m.IdleRTT))
 			}
@@ -209,7 +207,7 @@ func (m *Model) windows(obs []Obs, pol Policy) {
 			if _, learned := at(*m, m.Window[k.c], k.d); !learned && m.shallow(obs, d, pol) {
 				n := len(slices.DeleteFunc(slices.Clone(obs), func(o Obs) bool { return keyOf(o) != k || !filled(o) || m.dropHeld(o, pol) }))
 				r := pol.SlowRate * m.goodput(mtu)
-				m.Window[k.c][k.d] = Limit{Rate: r, Fast: r * (1 + m.TolN(d, 1, 1, pol)), Share: 1 / float64(n+2), From: cmp.Or(fills[k], m.bdp()), Upto: math.Inf(1)}
+				m.Window[k.c][k.d] = Limit{Rate: r, Fast: m.fast(r, d, pol), Share: 1 / float64(n+2), From: cmp.Or(fills[k], m.bdp()), Upto: math.Inf(1)}
 			}
 		}
 	}

@@ -420,6 +420,9 @@ func (m Model) apart(d Direction, pol Policy) float64 {
 	return max(pol.MinTol, stats.Apart(m.Spread[d], pol.Spreads, 1, 1))
 }
 
+// fast is where a trial in d is above a window's limit at rate r: beyond the noise.
+func (m Model) fast(r float64, d Direction, p Policy) float64 { return r * (1 + m.TolN(d, 1, 1, p)) }
+
 // Modes is the congestion window's limit that holds p in d, where one
 // does (a Share under 1: a control's two modes, their mix predicted).
 func (m Model) Modes(p Point, d Direction) (Limit, bool) { return m.window(p, d) }
