@@ -51,7 +51,7 @@ test: deps build
 	@$(MAKE) --no-print-directory cross OSES="$(filter-out linux,$(OSES))" & cross=$$!; \
 	$(GO) test -count=1 -timeout 5m $$($(GO) list $(PKGS) | grep -v /e2e/); rc=$$?; \
 	wait $$cross || { echo "cross: failed"; exit 1; }; exit $$rc
-	$(GO) test -count=1 -p 1 -parallel 16 -timeout 12m ./e2e/...
+	$(GO) test -count=1 -p 1 -timeout 12m ./e2e/...
 	$(GO) test -count=1 -race $(RACE)
 	$(MAKE) --no-print-directory fuzz
 

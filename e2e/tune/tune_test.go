@@ -33,48 +33,38 @@ var links = []string{"tt-tune", "tt-tlong", "tt-tpeer", "tt-tfail", "tt-tsmall",
 // every setup: the tests run their links side by side).
 var leftovers sync.Once
 
-// The suite's tests are parallel and decide among themselves what runs
-// together (make test's e2e run sets -parallel high enough that no test
-// holds a slot while it waits): one heavy test (a gigabit or more, or a
-// low rate judged within a few percent) at a time, one light one (200
-// Mbit/s at most, on its own link) beside it, and none beside a heavy
-// test whose outcome turns on a gain of a few percent, which a light
-// test's relay and processes beside it on two cores can cost (a CI run
-// had the jumbo path's relay 0.8–2.2 ms behind in three tries). Two
-// light tests beside a heavy one are too many: a 100 Mbit/s path's relay
-// fell 3.3 ms behind.
-var (
-	gigabit, lightOne sync.Mutex
-	quiet             sync.RWMutex // read by the light tests, written by heavyAlone's
-)
+// gigabit is held by the test that moves data at a gigabit or more:
+// every test of the suite is parallel, and the light ones (low rates on
+// their own links) run beside one heavy one, never two heavy ones at once.
+var gigabit sync.Mutex
 
-// heavy marks t as moving data at a gigabit or more: it runs beside a
-// light test, alone among the heavy ones.
+// heavy marks t as moving data at a gigabit or more: it runs beside the
+// light tests, alone among the heavy ones.
 func heavy(t *testing.T) {
 	t.Parallel()
 	gigabit.Lock()
 	t.Cleanup(gigabit.Unlock)
 }
 
+// quiet is held for reading by the light tests and for writing by a
+// heavy test whose outcome turns on a gain of a few percent, which a
+// light test's relay and processes beside it on two cores can cost (a
+// CI run had the jumbo path's relay 0.8–2.2 ms behind in three tries).
+var quiet sync.RWMutex
+
 // light marks t as moving little data on its own link: it runs beside a
-// heavy test, alone among the light ones, and not beside a quiet one.
+// heavy test, not beside a quiet one.
 func light(t *testing.T) {
 	t.Parallel()
-	lightOne.Lock()
-	t.Cleanup(lightOne.Unlock)
 	quiet.RLock()
 	t.Cleanup(quiet.RUnlock)
 }
 
-// heavyAlone is heavy, with no light test beside it. It waits for the
-// light test of the moment before it takes the heavy tests' turn, so the
-// other heavy tests run meanwhile.
+// heavyAlone is heavy, with no light test beside it.
 func heavyAlone(t *testing.T) {
-	t.Parallel()
+	heavy(t)
 	quiet.Lock()
 	t.Cleanup(quiet.Unlock)
-	gigabit.Lock()
-	t.Cleanup(gigabit.Unlock)
 }
 
 func setup(t *testing.T) string {
